@@ -1,0 +1,84 @@
+// Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
+// tracepoint reading the parent and child task_struct with CO-RE (--raw).
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <tpkit/forksnoop.h>
+#include <tpkit/emit.bpf.h>
+#include <tpkit/task.bpf.h>
+#include <tpkit/tp/sched.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define CLONE_THREAD 0x00010000
+
+/* The classic tracepoint does not say whether the child is a thread; task:task_newtask fires
+ * just before it in the same copy_process() with the clone flags. LRU: a fork that fails after
+ * task_newtask never consumes its entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} clone_flags_by_tid SEC(".maps");
+
+SEC("tracepoint/task/task_newtask")
+int record_clone_flags(struct trace_event_raw_task_newtask *ctx)
+{
+	__u32 tid = BPF_CORE_READ(ctx, pid);
+	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
+
+	if (!tpkit_current_selected())
+		return 0;
+	bpf_map_update_elem(&clone_flags_by_tid, &tid, &flags, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_fork")
+int fork_tp(void *ctx)
+{
+	struct forksnoop_event event = {};
+	__u64 parent = bpf_get_current_pid_tgid();
+	__u64 *flags;
+
+	if (!tpkit_current_selected())
+		return 0;
+	event.timestamp_ns = bpf_ktime_get_ns();
+	event.cpu = bpf_get_smp_processor_id();
+	event.parent_pid = parent >> 32;
+	event.parent_tid = (__u32)parent;
+	event.child_tid = tpkit_sched_process_fork_child_pid(ctx);
+	tpkit_sched_process_fork_parent_comm(ctx, event.parent_comm, sizeof(event.parent_comm));
+	tpkit_sched_process_fork_child_comm(ctx, event.child_comm, sizeof(event.child_comm));
+
+	flags = bpf_map_lookup_elem(&clone_flags_by_tid, &event.child_tid);
+	if (flags) {
+		event.is_thread = (*flags & CLONE_THREAD) != 0;
+		bpf_map_delete_elem(&clone_flags_by_tid, &event.child_tid);
+	}
+	event.child_pid = event.is_thread ? event.parent_pid : event.child_tid;
+	tpkit_emit(ctx, &event, sizeof(event));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int fork_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	struct forksnoop_event event = {};
+
+	if (!tpkit_current_selected())
+		return 0;
+	event.timestamp_ns = bpf_ktime_get_ns();
+	event.cpu = bpf_get_smp_processor_id();
+	event.parent_pid = BPF_CORE_READ(parent, tgid);
+	event.parent_tid = BPF_CORE_READ(parent, pid);
+	event.child_pid = BPF_CORE_READ(child, tgid);
+	event.child_tid = BPF_CORE_READ(child, pid);
+	event.is_thread = event.child_pid != event.child_tid;
+	BPF_CORE_READ_STR_INTO(&event.parent_comm, parent, comm);
+	BPF_CORE_READ_STR_INTO(&event.child_comm, child, comm);
+	tpkit_emit(ctx, &event, sizeof(event));
+	return 0;
+}

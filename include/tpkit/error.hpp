@@ -1,0 +1,33 @@
+// Errors and exit codes shared by every tpkit tool and by the library.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tpkit {
+
+// Exit codes, the same in every tool (documented in README.md).
+enum class Exit : int {
+    ok = 0,
+    failure = 1,        // runtime failure not covered below
+    usage = 2,          // bad flag, value or expression
+    no_privileges = 3,  // not root / lacking CAP_BPF+CAP_PERFMON, tracefs not accessible
+    unknown_target = 4, // unknown event, field or device
+    kernel_refused = 5, // the kernel refused to load or attach a BPF program
+};
+
+// An error that knows which exit code it maps to; its message is one line without the
+// program name.
+class Error : public std::runtime_error {
+public:
+    Error(Exit code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    Exit code() const noexcept { return code_; }
+
+private:
+    Exit code_;
+};
+
+// The error for a failed libbpf call: EPERM/EACCES map to no_privileges, the rest to code.
+[[noreturn]] void throw_libbpf_error(Exit code, const std::string& what, int err);
+
+} // namespace tpkit

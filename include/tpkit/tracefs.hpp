@@ -1,0 +1,28 @@
+// Locating (and, as root, mounting) tracefs.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace tpkit {
+
+// The tracefs root: /sys/kernel/tracing, else /sys/kernel/debug/tracing. When neither is
+// mounted and we are root, mounts tracefs at /sys/kernel/tracing and says so once on stderr.
+// Throws Error(no_privileges) when tracefs cannot be reached. The result is cached.
+const std::filesystem::path& tracefs_root();
+
+// A tracepoint named "system:event" (or "system/event"), split.
+struct TracepointName {
+    std::string system;
+    std::string event;
+    std::string str() const { return system + ":" + event; }
+};
+
+// Parses "sys:event"; throws Error(usage) on a malformed name.
+TracepointName parse_tracepoint_name(std::string_view text);
+
+// tracefs_root()/events/<sys>/<event>; throws Error(unknown_target) when it does not exist.
+std::filesystem::path event_dir(const TracepointName& name);
+
+} // namespace tpkit

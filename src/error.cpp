@@ -1,0 +1,17 @@
+#include "tpkit/error.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace tpkit {
+
+void throw_libbpf_error(Exit code, const std::string& what, int err)
+{
+    err = err < 0 ? -err : err;
+    if (err == EPERM || err == EACCES)
+        throw Error(Exit::no_privileges,
+                    what + ": " + std::strerror(err) + " (needs root, or CAP_BPF and CAP_PERFMON)");
+    throw Error(code, what + ": " + std::strerror(err));
+}
+
+} // namespace tpkit

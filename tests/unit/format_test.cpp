@@ -1,0 +1,132 @@
+#include "tpkit/format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using tpkit::FieldKind;
+
+namespace {
+
+fs::path formats(const char* kernel) { return fs::path(TPKIT_FORMATS_DIR) / kernel; }
+
+std::size_t parse_all(const fs::path& root, std::size_t& fields)
+{
+    std::size_t events = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+        if (entry.path().filename() != "format")
+            continue;
+        tpkit::EventFormat f = tpkit::read_format(entry.path());
+        EXPECT_FALSE(f.name.empty()) << entry.path();
+        EXPECT_EQ(f.name, entry.path().parent_path().filename().string()) << entry.path();
+        EXPECT_EQ(f.system, entry.path().parent_path().parent_path().filename().string());
+        EXPECT_GE(f.fields.size(), 4u) << entry.path();
+        EXPECT_EQ(f.fields[0].name, "common_type");
+        for (const auto& field : f.fields) {
+            bool flexible_array = field.kind == FieldKind::array && field.array_len == 0;
+            EXPECT_EQ(field.size == 0, flexible_array) << entry.path() << " " << field.name;
+            if (field.kind == FieldKind::array && field.array_len) {
+                EXPECT_EQ(field.size % field.array_len, 0u) << entry.path() << " " << field.name;
+            }
+        }
+        fields += f.fields.size();
+        ++events;
+    }
+    return events;
+}
+
+} // namespace
+
+TEST(FormatParser, ParsesEveryEventOfBothReferenceKernels)
+{
+    std::size_t fields_61 = 0, fields_618 = 0;
+    EXPECT_EQ(parse_all(formats("linux-6.1"), fields_61), 1390u);
+    EXPECT_EQ(parse_all(formats("linux-6.18"), fields_618), 2323u);
+    EXPECT_GT(fields_61, 1390u * 5);
+    EXPECT_GT(fields_618, 2323u * 5);
+}
+
+TEST(FormatParser, ForkCommMovesFromInlineArrayToDataLoc)
+{
+    auto old = tpkit::read_format(formats("linux-6.1") / "sched/sched_process_fork/format");
+    auto now = tpkit::read_format(formats("linux-6.18") / "sched/sched_process_fork/format");
+    EXPECT_EQ(old.system, "sched");
+    EXPECT_EQ(old.id, 308u);
+    const auto* comm61 = old.field("parent_comm");
+    ASSERT_NE(comm61, nullptr);
+    EXPECT_EQ(comm61->kind, FieldKind::array);
+    EXPECT_EQ(comm61->type, "char[16]");
+    EXPECT_EQ(comm61->elem_type, "char");
+    EXPECT_EQ(comm61->array_len, 16u);
+    EXPECT_EQ(comm61->offset, 8u);
+    EXPECT_TRUE(comm61->is_signed);
+    EXPECT_TRUE(comm61->is_string());
+    EXPECT_EQ(old.field("child_pid")->offset, 44u);
+    EXPECT_EQ(old.fixed_size(), 48u);
+
+    const auto* comm618 = now.field("parent_comm");
+    ASSERT_NE(comm618, nullptr);
+    EXPECT_EQ(comm618->kind, FieldKind::data_loc);
+    EXPECT_EQ(comm618->type, "__data_loc char[]");
+    EXPECT_EQ(comm618->size, 4u);
+    EXPECT_TRUE(comm618->is_string());
+    const auto* child = now.field("child_pid");
+    EXPECT_EQ(child->offset, 20u);
+    EXPECT_EQ(child->type, "pid_t");
+    EXPECT_TRUE(child->is_signed);
+    EXPECT_EQ(now.print_fmt.substr(0, 12), "\"comm=%s pid");
+}
+
+TEST(FormatParser, CommonFieldsAndPointers)
+{
+    auto f = tpkit::read_format(formats("linux-6.18") / "net/netif_receive_skb/format");
+    ASSERT_EQ(f.fields.size(), 7u);
+    EXPECT_TRUE(f.fields[3].common);
+    EXPECT_EQ(f.fields[3].name, "common_pid");
+    EXPECT_FALSE(f.field("len")->common);
+    EXPECT_TRUE(f.field("skbaddr")->is_pointer());
+    EXPECT_EQ(f.field("skbaddr")->type, "void *");
+    EXPECT_EQ(f.field("len")->type, "unsigned int");
+    EXPECT_FALSE(f.field("len")->is_signed);
+    EXPECT_EQ(f.field("missing"), nullptr);
+}
+
+TEST(FormatParser, RelLocField)
+{
+    const char* text = "name: x\nID: 7\nformat:\n"
+                       "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                       "\tfield:__rel_loc u8[] buf;\toffset:8;\tsize:4;\tsigned:0;\n"
+                       "\nprint fmt: \"%s\", __get_rel_str(buf)\n";
+    auto f = tpkit::parse_format(text, "x/format");
+    EXPECT_EQ(f.field("buf")->kind, FieldKind::rel_loc);
+    EXPECT_EQ(f.field("buf")->elem_type, "u8");
+    EXPECT_FALSE(f.field("buf")->is_string());
+}
+
+TEST(FormatParser, MalformedInputNamesFileAndLine)
+{
+    auto error_of = [](const char* text) {
+        try {
+            tpkit::parse_format(text, "bad/format");
+        } catch (const tpkit::FormatError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of("name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n"),
+              "bad/format:4: bad offset 'zz'");
+    EXPECT_EQ(error_of("name: x\nID: 1\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\n"),
+              "bad/format:4: missing ';' after signed");
+    EXPECT_EQ(error_of("name: x\nID: 1\nbogus line\n"), "bad/format:3: unexpected line 'bogus line'");
+    EXPECT_EQ(error_of("name: x\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n"
+                       "print fmt: \"\"\n"),
+              "bad/format:4: no 'ID:' line");
+    EXPECT_EQ(error_of("name: x\nID: 1\nformat:\n\tfield:__data_loc char[] s;\toffset:8;\tsize:8;\tsigned:0;\n"),
+              "bad/format:4: dynamic field 's' has size 8, expected 4");
+    EXPECT_EQ(error_of("name: x\nID: 1\nformat:\n\tfield:int;\toffset:0;\tsize:4;\tsigned:1;\n"),
+              "bad/format:4: no field name in 'int'");
+    EXPECT_EQ(error_of("name: x\nID: 1\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n"
+                       "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n"),
+              "bad/format:5: duplicate field 'a'");
+}
