@@ -1,0 +1,104 @@
+// Command-line conventions shared by every tool (CLI11): the same flags mean the same thing
+// everywhere, errors are one line with a documented exit code, --help ends with EXAMPLES.
+#pragma once
+
+#include "tpkit/error.hpp"
+#include "tpkit/transport.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tpkit {
+
+struct CommonOptions {
+    std::uint32_t pid = 0;  // -p/--pid: only this process (tgid)
+    std::string comm;       // --comm: only tasks with this command name
+    bool timestamp = false; // -T/--timestamp
+    double duration = 0;    // -d/--duration seconds, 0 = until interrupted
+    bool json = false;      // --json: one JSON object per line
+    bool verbose = false;   // -v/--verbose: libbpf's own log
+    // Aggregating tools: [interval] [count]
+    double interval = 0;    // seconds, 0 = print once at the end
+    std::uint64_t count = 0; // 0 = unlimited
+    // Streaming tools
+    bool perf_buffer = false;
+};
+
+class Cli {
+public:
+    // examples: the lines shown under EXAMPLES at the end of --help.
+    Cli(std::string name, std::string description, std::string examples);
+
+    CLI::App& app() { return app_; }
+    const CommonOptions& options() const { return options_; }
+    const std::string& name() const { return name_; }
+
+    // -p, --comm, -T, -d, --json, -v: every tool has them.
+    void add_common();
+    // Positional [interval] [count], like bcc's aggregating tools.
+    void add_interval_count();
+    // --perf-buffer, for tools that stream events.
+    void add_streaming();
+
+    // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
+    // returns Exit::usage; returns nullopt when the tool should run.
+    std::optional<Exit> parse(int argc, char** argv);
+
+private:
+    std::string name_;
+    CLI::App app_;
+    CommonOptions options_;
+};
+
+// Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
+// exception → exit 1. Also makes SIGPIPE on stdout a quiet exit.
+int run_tool(std::string_view name, const std::function<void()>& body);
+
+// Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
+void copy_comm(std::string_view comm, volatile char (&dst)[16]);
+
+// SIGINT, SIGTERM and --duration: stop the tool's loop, which then prints its final output.
+class StopSignal {
+public:
+    // Blocks SIGINT/SIGTERM so they are taken synchronously by wait().
+    explicit StopSignal(double duration_seconds);
+
+    // Waits at most `timeout`; true when it is time to stop (signal or deadline).
+    bool wait(std::chrono::milliseconds timeout);
+    // Non-blocking check.
+    bool stop_requested() { return wait(std::chrono::milliseconds(0)); }
+
+private:
+    bool stopped_ = false;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
+// Flushes stdout; when its reader went away (EPIPE), exits quietly with status 0, unwinding
+// so that BPF objects are destroyed.
+void flush_stdout();
+
+// Thrown by flush_stdout() on EPIPE and caught by run_tool().
+struct StdoutClosed {};
+
+// Converts a CLOCK_MONOTONIC nanosecond stamp (bpf_ktime_get_ns) to wall-clock time.
+class MonotonicClock {
+public:
+    MonotonicClock();
+    // "HH:MM:SS" local time
+    std::string wall_time(std::uint64_t monotonic_ns) const;
+    // seconds since this object was made, for -T
+    double seconds_since_start(std::uint64_t monotonic_ns) const;
+    std::int64_t realtime_ns(std::uint64_t monotonic_ns) const;
+
+private:
+    std::int64_t offset_ns_;
+    std::uint64_t start_ns_;
+};
+
+} // namespace tpkit

@@ -1,0 +1,64 @@
+// Owning wrapper over a bpftool-generated skeleton: open → configure rodata → load → attach,
+// all or nothing; destroying it detaches and unloads on every exit path.
+#pragma once
+
+#include "tpkit/error.hpp"
+
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+
+namespace tpkit {
+
+// Routes libbpf's own log to stderr only when verbose; otherwise only warnings the user can act
+// on reach them through our errors. Call once, before opening any skeleton.
+void set_libbpf_verbose(bool verbose);
+
+template <class Skel>
+class Skeleton {
+public:
+    // Opens the embedded BPF object; `what` names it in errors ("forksnoop").
+    static Skeleton open(std::string what)
+    {
+        Skel* raw = Skel::open(nullptr);
+        if (!raw)
+            throw_libbpf_error(Exit::kernel_refused, "cannot open BPF object " + what, errno);
+        return Skeleton(raw, std::move(what));
+    }
+
+    void load()
+    {
+        if (int err = Skel::load(skel_.get()))
+            throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
+    }
+
+    // Attaches every program whose section names its attach point (autoload ones only).
+    void attach()
+    {
+        if (int err = Skel::attach(skel_.get()))
+            throw_libbpf_error(Exit::kernel_refused, "cannot attach BPF programs of " + what_, err);
+    }
+
+    Skel* operator->() const noexcept { return skel_.get(); }
+    Skel& operator*() const noexcept { return *skel_; }
+    Skel* get() const noexcept { return skel_.get(); }
+
+private:
+    Skeleton(Skel* raw, std::string what) : skel_(raw, &Skel::destroy), what_(std::move(what)) {}
+
+    std::unique_ptr<Skel, void (*)(Skel*)> skel_;
+    std::string what_;
+};
+
+// Owns one bpf_link (for programs attached at run time, e.g. to a tracepoint chosen by name).
+using Link = std::unique_ptr<bpf_link, int (*)(bpf_link*)>;
+
+// Attaches prog to the classic tracepoint sys:event. Unknown event → Error(unknown_target).
+Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::string& event);
+
+// Whether this kernel has BPF ring buffers (5.8+).
+bool kernel_has_ringbuf();
+
+} // namespace tpkit

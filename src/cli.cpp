@@ -1,0 +1,176 @@
+#include "tpkit/cli.hpp"
+
+#include "tpkit/skeleton.hpp"
+
+#include <fmt/core.h>
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace tpkit {
+namespace {
+
+std::int64_t clock_ns(clockid_t clock)
+{
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+sigset_t stop_signals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+
+} // namespace
+
+Cli::Cli(std::string name, std::string description, std::string examples)
+    : name_(std::move(name)), app_(std::move(description), name_)
+{
+    app_.footer("EXAMPLES:\n" + examples);
+    app_.get_formatter()->column_width(30);
+}
+
+void Cli::add_common()
+{
+    app_.add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
+        ->check(CLI::PositiveNumber);
+    app_.add_option("--comm", options_.comm, "only tasks whose command name is COMM")
+        ->check([](const std::string& v) {
+            return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
+                                              : std::string();
+        });
+    app_.add_flag("-T,--timestamp", options_.timestamp,
+                  "timestamps: HH:MM:SS on interval output, seconds since start on events");
+    app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
+        ->check(CLI::PositiveNumber);
+    app_.add_flag("--json", options_.json, "one JSON object per line");
+    app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
+}
+
+void Cli::add_interval_count()
+{
+    app_.add_option("interval", options_.interval, "print every INTERVAL seconds")
+        ->check(CLI::PositiveNumber);
+    app_.add_option("count", options_.count, "stop after COUNT intervals")
+        ->check(CLI::PositiveNumber);
+}
+
+void Cli::add_streaming()
+{
+    app_.add_flag("--perf-buffer", options_.perf_buffer,
+                  "use a perf buffer instead of the BPF ring buffer");
+}
+
+std::optional<Exit> Cli::parse(int argc, char** argv)
+{
+    try {
+        app_.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        fmt::print("{}", app_.help());
+        return Exit::ok;
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "{}: {} (see --help)\n", name_, e.what());
+        return Exit::usage;
+    }
+    set_libbpf_verbose(options_.verbose);
+    return std::nullopt;
+}
+
+int run_tool(std::string_view name, const std::function<void()>& body)
+{
+    // A closed stdout shows up as EPIPE from flush_stdout(), not as a silent death by signal.
+    signal(SIGPIPE, SIG_IGN);
+    try {
+        body();
+        flush_stdout();
+        return 0;
+    } catch (const StdoutClosed&) {
+        return 0;
+    } catch (const Error& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", name, e.what());
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}: {}\n", name, e.what());
+        return static_cast<int>(Exit::failure);
+    }
+}
+
+void copy_comm(std::string_view comm, volatile char (&dst)[16])
+{
+    if (comm.size() > 15)
+        throw Error(Exit::usage, fmt::format("--comm '{}' is longer than 15 characters", comm));
+    for (std::size_t i = 0; i < 16; i++)
+        dst[i] = i < comm.size() ? comm[i] : '\0';
+}
+
+StopSignal::StopSignal(double duration_seconds)
+{
+    sigset_t set = stop_signals();
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    if (duration_seconds > 0)
+        deadline_ = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(duration_seconds));
+}
+
+bool StopSignal::wait(std::chrono::milliseconds timeout)
+{
+    if (stopped_)
+        return true;
+    auto now = std::chrono::steady_clock::now();
+    if (deadline_) {
+        if (now >= *deadline_)
+            return stopped_ = true;
+        timeout = std::min(timeout, std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - now));
+    }
+    sigset_t set = stop_signals();
+    timespec ts{static_cast<time_t>(timeout.count() / 1000),
+                static_cast<long>(timeout.count() % 1000) * 1'000'000};
+    if (sigtimedwait(&set, nullptr, &ts) > 0)
+        return stopped_ = true;
+    return stopped_ = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
+}
+
+void flush_stdout()
+{
+    if (std::fflush(stdout) != 0 && errno == EPIPE)
+        throw StdoutClosed{};
+}
+
+MonotonicClock::MonotonicClock()
+    : offset_ns_(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)),
+      start_ns_(static_cast<std::uint64_t>(clock_ns(CLOCK_MONOTONIC)))
+{
+}
+
+std::int64_t MonotonicClock::realtime_ns(std::uint64_t monotonic_ns) const
+{
+    return static_cast<std::int64_t>(monotonic_ns) + offset_ns_;
+}
+
+std::string MonotonicClock::wall_time(std::uint64_t monotonic_ns) const
+{
+    time_t seconds = static_cast<time_t>(realtime_ns(monotonic_ns) / 1'000'000'000);
+    tm local{};
+    localtime_r(&seconds, &local);
+    char text[16];
+    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
+    return text;
+}
+
+double MonotonicClock::seconds_since_start(std::uint64_t monotonic_ns) const
+{
+    return (static_cast<double>(monotonic_ns) - static_cast<double>(start_ns_)) / 1e9;
+}
+
+} // namespace tpkit
