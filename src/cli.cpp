@@ -147,6 +147,15 @@ void flush_stdout()
         throw StdoutClosed{};
 }
 
+void report_lost(std::string_view tool, std::uint64_t lost, bool json)
+{
+    if (json)
+        fmt::print("{{\"lost_events\":{}}}\n", lost);
+    flush_stdout();
+    if (lost)
+        fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost);
+}
+
 MonotonicClock::MonotonicClock()
     : offset_ns_(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)),
       start_ns_(static_cast<std::uint64_t>(clock_ns(CLOCK_MONOTONIC)))

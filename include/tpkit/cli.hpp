@@ -83,6 +83,10 @@ private:
 // so that BPF objects are destroyed.
 void flush_stdout();
 
+// At exit of a streaming tool: lost events go to stderr when there were any, and with --json
+// a last line {"lost_events":N} is always written, so consumers can tell none were lost.
+void report_lost(std::string_view tool, std::uint64_t lost, bool json);
+
 // Thrown by flush_stdout() on EPIPE and caught by run_tool().
 struct StdoutClosed {};
 
