@@ -1,0 +1,304 @@
+#include "tool_run.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+namespace tpkit::live {
+namespace {
+
+void write_all(int fd, const void* data, std::size_t size)
+{
+    const char* p = static_cast<const char*>(data);
+    while (size) {
+        ssize_t n = ::write(fd, p, size);
+        if (n <= 0)
+            _exit(97);
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+void* report_tid(void* fd)
+{
+    pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
+    write_all(*static_cast<int*>(fd), &tid, sizeof(tid));
+    return nullptr;
+}
+
+} // namespace
+
+std::string tool_path(const std::string& name) { return std::string(TPKIT_BIN_DIR) + "/" + name; }
+
+ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string> as_user)
+{
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    struct passwd* pw = as_user ? getpwnam(as_user->c_str()) : nullptr;
+    if (as_user && !pw)
+        throw std::runtime_error("no user " + *as_user);
+    pid_ = fork();
+    if (pid_ < 0)
+        throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        // The test runner may block these; the tool must see them as a user's shell would.
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        if (pw && (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0))
+            _exit(98);
+        std::vector<char*> args;
+        for (const auto& a : argv)
+            args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(99);
+    }
+    close(out[1]);
+    close(err[1]);
+    out_fd_ = out[0];
+    err_fd_ = err[0];
+}
+
+ToolRun::~ToolRun()
+{
+    if (pid_ > 0 && !try_reap(false)) {
+        kill(pid_, SIGKILL);
+        try_reap(true);
+    }
+    if (out_fd_ >= 0)
+        close(out_fd_);
+    if (err_fd_ >= 0)
+        close(err_fd_);
+}
+
+bool ToolRun::read_some(std::chrono::milliseconds timeout)
+{
+    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    int n = ::poll(fds, 2, static_cast<int>(timeout.count()));
+    if (n <= 0)
+        return false;
+    bool open = false;
+    char buf[65536];
+    if (fds[0].revents) {
+        ssize_t r = ::read(out_fd_, buf, sizeof(buf));
+        if (r > 0) {
+            open = true;
+            partial_.append(buf, static_cast<std::size_t>(r));
+            std::size_t nl;
+            while ((nl = partial_.find('\n')) != std::string::npos) {
+                lines_.push_back(partial_.substr(0, nl));
+                partial_.erase(0, nl + 1);
+            }
+        } else {
+            fds[0].fd = -1;
+        }
+    }
+    if (fds[1].revents) {
+        ssize_t r = ::read(err_fd_, buf, sizeof(buf));
+        if (r > 0) {
+            open = true;
+            stderr_.append(buf, static_cast<std::size_t>(r));
+        }
+    }
+    return open;
+}
+
+bool ToolRun::wait_for_line(const std::function<bool(const std::string&)>& pred,
+                            std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        for (; scanned_ < lines_.size(); scanned_++)
+            if (pred(lines_[scanned_])) {
+                scanned_++;
+                return true;
+            }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return false;
+        if (!read_some(left) && try_reap(false)) {
+            drain();
+            for (; scanned_ < lines_.size(); scanned_++)
+                if (pred(lines_[scanned_])) {
+                    scanned_++;
+                    return true;
+                }
+            return false; // exited early; the caller shows its stderr
+        }
+    }
+}
+
+void ToolRun::drain()
+{
+    // Both pipes reach EOF once the tool has exited.
+    for (int fd : {out_fd_, err_fd_}) {
+        char buf[65536];
+        pollfd pfd{fd, POLLIN, 0};
+        while (::poll(&pfd, 1, 10000) > 0) {
+            ssize_t r = ::read(fd, buf, sizeof(buf));
+            if (r <= 0)
+                break;
+            (fd == out_fd_ ? partial_ : stderr_).append(buf, static_cast<std::size_t>(r));
+        }
+    }
+    std::size_t nl;
+    while ((nl = partial_.find('\n')) != std::string::npos) {
+        lines_.push_back(partial_.substr(0, nl));
+        partial_.erase(0, nl + 1);
+    }
+    if (!partial_.empty())
+        lines_.push_back(std::exchange(partial_, {}));
+}
+
+bool ToolRun::try_reap(bool block)
+{
+    if (status_)
+        return true;
+    int status = 0;
+    if (waitpid(pid_, &status, block ? 0 : WNOHANG) != pid_)
+        return false;
+    status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+}
+
+int ToolRun::stop(int sig)
+{
+    if (!try_reap(false))
+        kill(pid_, sig);
+    try_reap(true);
+    drain();
+    return *status_;
+}
+
+int ToolRun::wait(std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!try_reap(false)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid_, SIGKILL);
+            break;
+        }
+        read_some(std::chrono::milliseconds(20));
+    }
+    try_reap(true);
+    drain();
+    return *status_;
+}
+
+ForkBatch run_fork_batch(const std::string& comm, int children, int threads)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        throw std::runtime_error("pipe failed");
+    ForkBatch batch;
+    batch.forker = fork();
+    if (batch.forker < 0)
+        throw std::runtime_error("fork failed");
+    if (batch.forker == 0) {
+        close(fds[0]);
+        prctl(PR_SET_NAME, comm.c_str(), 0, 0, 0);
+        for (int i = 0; i < children; i++) {
+            pid_t child = fork();
+            if (child == 0)
+                _exit(0);
+            write_all(fds[1], &child, sizeof(child));
+            waitpid(child, nullptr, 0);
+        }
+        for (int i = 0; i < threads; i++) {
+            pthread_t t;
+            if (pthread_create(&t, nullptr, report_tid, &fds[1]) != 0)
+                _exit(96);
+            pthread_join(t, nullptr);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    pid_t id;
+    int index = 0;
+    while (::read(fds[0], &id, sizeof(id)) == sizeof(id))
+        (index++ < children ? batch.children : batch.threads).push_back(id);
+    close(fds[0]);
+    int status = 0;
+    waitpid(batch.forker, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("forker failed");
+    return batch;
+}
+
+std::map<std::string, std::string> parse_flat_json(const std::string& line)
+{
+    std::map<std::string, std::string> out;
+    std::size_t i = line.find('{');
+    if (i == std::string::npos)
+        return out;
+    ++i;
+    auto read_string = [&](std::string& s) {
+        ++i; // opening quote
+        while (i < line.size() && line[i] != '"') {
+            if (line[i] == '\\' && i + 1 < line.size())
+                ++i;
+            s += line[i++];
+        }
+        ++i;
+    };
+    while (i < line.size() && line[i] != '}') {
+        if (line[i] == ',' || line[i] == ' ') {
+            ++i;
+            continue;
+        }
+        std::string key, value;
+        read_string(key);
+        ++i; // ':'
+        if (line[i] == '"') {
+            read_string(value);
+        } else {
+            int depth = 0;
+            while (i < line.size() && (depth > 0 || (line[i] != ',' && line[i] != '}'))) {
+                if (line[i] == '[' || line[i] == '{')
+                    depth++;
+                if (line[i] == ']' || line[i] == '}')
+                    depth--;
+                value += line[i++];
+            }
+        }
+        out[key] = value;
+    }
+    return out;
+}
+
+std::vector<std::string> loaded_bpf_programs()
+{
+    std::vector<std::string> names;
+    FILE* p = popen("bpftool prog list 2>/dev/null", "r");
+    if (!p)
+        return names;
+    char line[1024];
+    while (std::fgets(line, sizeof(line), p)) {
+        const char* name = std::strstr(line, " name ");
+        if (!name)
+            continue;
+        name += 6;
+        const char* end = std::strpbrk(name, " \n");
+        names.emplace_back(name, end ? end : name + std::strlen(name));
+    }
+    pclose(p);
+    return names;
+}
+
+} // namespace tpkit::live

@@ -1,0 +1,76 @@
+// Runs a tpkit tool as a child process for live tests, and makes known kernel events.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpkit::live {
+
+// Path of a built tool: TPKIT_BIN_DIR/NAME.
+std::string tool_path(const std::string& name);
+
+// A tool running with stdout and stderr captured.
+class ToolRun {
+public:
+    // as_user: run as that user (privileges dropped) instead of root.
+    explicit ToolRun(const std::vector<std::string>& argv, std::optional<std::string> as_user = {});
+    ~ToolRun();
+    ToolRun(const ToolRun&) = delete;
+    ToolRun& operator=(const ToolRun&) = delete;
+
+    pid_t pid() const { return pid_; }
+
+    // Reads stdout until a line satisfies pred (true) or the timeout passes (false). Every line
+    // read is kept in lines().
+    bool wait_for_line(const std::function<bool(const std::string&)>& pred,
+                       std::chrono::milliseconds timeout);
+
+    // Sends sig (if still running), reads everything to EOF, and returns the exit status
+    // (exit code, or 128 + signal).
+    int stop(int sig);
+    // Waits for the tool to exit on its own (bounded by timeout, then SIGKILL) and returns the
+    // exit status as stop() does.
+    int wait(std::chrono::milliseconds timeout);
+
+    const std::vector<std::string>& lines() const { return lines_; }
+    const std::string& stderr_text() const { return stderr_; }
+
+private:
+    bool read_some(std::chrono::milliseconds timeout);
+    void drain();
+    bool try_reap(bool block);
+
+    pid_t pid_ = -1;
+    int out_fd_ = -1;
+    int err_fd_ = -1;
+    std::string partial_;
+    std::vector<std::string> lines_;
+    std::size_t scanned_ = 0;
+    std::string stderr_;
+    std::optional<int> status_;
+};
+
+// What one batch of forks made: a "forker" process with a chosen comm creates `children`
+// processes (each exits at once) and `threads` threads, then exits.
+struct ForkBatch {
+    pid_t forker = -1;
+    std::vector<pid_t> children;
+    std::vector<pid_t> threads;
+};
+
+ForkBatch run_fork_batch(const std::string& comm, int children, int threads);
+
+// A flat JSON object's members as text (numbers as written, strings unescaped for the simple
+// cases the tools print): enough to check tool output without a JSON library.
+std::map<std::string, std::string> parse_flat_json(const std::string& line);
+
+// Names of the BPF programs loaded now (bpftool prog list), for leak checks.
+std::vector<std::string> loaded_bpf_programs();
+
+} // namespace tpkit::live
