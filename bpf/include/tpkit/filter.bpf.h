@@ -1,0 +1,188 @@
+/* The event-filter evaluator: runs a program compiled by tpkit::compile_filter (see
+ * include/tpkit/filter.h) over a classic tracepoint's record.
+ *
+ * Usage, in an engine's .bpf.c (user space fills the variable between open and load):
+ *
+ *	const volatile struct tpkit_filter_prog tpkit_filter = {};
+ *
+ *	SEC("tracepoint")
+ *	int handle(void *ctx)
+ *	{
+ *		if (!tpkit_filter_match(ctx, &tpkit_filter))
+ *			return 0;
+ *		...
+ *	}
+ *
+ * The program must live in rodata: the verifier then reads each instruction as constants and
+ * checks only the code that instruction uses. From a writable map it would check every operation
+ * for every instruction and give up. Fields are read with bpf_probe_read_kernel(ctx + offset):
+ * the verifier refuses loads from ctx at an offset it cannot prove. Little-endian only. */
+#ifndef TPKIT_FILTER_BPF_H
+#define TPKIT_FILTER_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <tpkit/filter.h>
+
+/* The field as an integer, extended to 64 bits by its signedness. */
+static __always_inline __u64 tpkit_filter_number(void *ctx, const volatile struct tpkit_filter_insn *insn)
+{
+	__u32 size = insn->size;
+	__u64 value = 0;
+
+	if (insn->source == TPKIT_FILTER_SRC_CPU)
+		return (__u64)(__s64)(__s32)bpf_get_smp_processor_id();
+	if (size > 8)
+		size = 8;
+	bpf_probe_read_kernel(&value, size, ctx + insn->offset);
+	if (insn->source == TPKIT_FILTER_SRC_SIGNED && size < 8) {
+		__u32 shift = 64 - size * 8;
+
+		value = (__u64)((__s64)(value << shift) >> shift);
+	}
+	return value;
+}
+
+static __always_inline bool tpkit_filter_compare(const volatile struct tpkit_filter_insn *insn,
+						 __u64 field)
+{
+	__u64 value = insn->value;
+	bool is_signed = insn->source != TPKIT_FILTER_SRC_UNSIGNED;
+
+	switch (insn->op) {
+	case TPKIT_FILTER_OP_EQ:
+		return field == value;
+	case TPKIT_FILTER_OP_LT:
+		return is_signed ? (__s64)field < (__s64)value : field < value;
+	case TPKIT_FILTER_OP_LE:
+		return is_signed ? (__s64)field <= (__s64)value : field <= value;
+	case TPKIT_FILTER_OP_GT:
+		return is_signed ? (__s64)field > (__s64)value : field > value;
+	case TPKIT_FILTER_OP_GE:
+		return is_signed ? (__s64)field >= (__s64)value : field >= value;
+	case TPKIT_FILTER_OP_BAND:
+		return (field & value) != 0;
+	}
+	return false;
+}
+
+/* strncmp(str, pattern + from, n) == 0 over the first n bytes of str, n <= PATTERN_MAX. */
+static __always_inline bool tpkit_filter_prefix_equal(const void *str, __u32 n,
+						      const volatile struct tpkit_filter_insn *insn,
+						      bool stop_at_nul)
+{
+	char bytes[TPKIT_FILTER_PATTERN_MAX] = {};
+
+	if (n > TPKIT_FILTER_PATTERN_MAX)
+		n = TPKIT_FILTER_PATTERN_MAX;
+	bpf_probe_read_kernel(bytes, n, str);
+	for (int i = 0; i < TPKIT_FILTER_PATTERN_MAX; i++) {
+		if (i >= n)
+			break;
+		if (bytes[i] != insn->pattern[i])
+			return false;
+		if (stop_at_nul && bytes[i] == '\0')
+			break;
+	}
+	return true;
+}
+
+static __always_inline bool tpkit_filter_automaton(const void *str, __u32 n,
+						   const volatile struct tpkit_filter_prog *prog,
+						   const volatile struct tpkit_filter_insn *insn)
+{
+	const volatile struct tpkit_filter_automaton *a;
+	char bytes[TPKIT_FILTER_STRING_MAX] = {};
+	bool to_nul = insn->op == TPKIT_FILTER_OP_STR_GLOB;
+	__u32 state = 1, star, done;
+
+	if (insn->automaton >= TPKIT_FILTER_MAX_AUTOMATA)
+		return false;
+	a = &prog->automata[insn->automaton];
+	star = a->star;
+	done = 1u << (insn->accept_bit & 31);
+	if (n > TPKIT_FILTER_STRING_MAX)
+		n = TPKIT_FILTER_STRING_MAX;
+	bpf_probe_read_kernel(bytes, n, str);
+	state |= (state & star) << 1;
+	for (int i = 0; i < TPKIT_FILTER_STRING_MAX; i++) {
+		__u8 c;
+
+		if (i >= n || !state)
+			break;
+		c = bytes[i];
+		if (to_nul && c == 0)
+			break;
+		state = (state & star) | ((state & a->accept[c]) << 1);
+		state |= (state & star) << 1;
+	}
+	return state & done;
+}
+
+static __always_inline bool tpkit_filter_string(void *ctx,
+						const volatile struct tpkit_filter_prog *prog,
+						const volatile struct tpkit_filter_insn *insn)
+{
+	char comm[TPKIT_FILTER_COMM_LEN] = {};
+	const void *str = ctx + insn->offset;
+	__u32 len = insn->size, plen = insn->pattern_len, loc = 0;
+
+	switch (insn->source) {
+	case TPKIT_FILTER_SRC_COMM:
+		bpf_get_current_comm(comm, sizeof(comm));
+		str = comm;
+		len = TPKIT_FILTER_COMM_LEN;
+		break;
+	case TPKIT_FILTER_SRC_STR_DATA_LOC:
+	case TPKIT_FILTER_SRC_STR_REL_LOC:
+		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + insn->offset);
+		len = loc >> 16;
+		str = ctx + (loc & 0xffff);
+		if (insn->source == TPKIT_FILTER_SRC_STR_REL_LOC)
+			str += insn->offset + sizeof(loc);
+		break;
+	}
+
+	switch (insn->op) {
+	case TPKIT_FILTER_OP_STR_FULL:
+		/* Comparing plen + 1 bytes always reaches the pattern's NUL. */
+		return tpkit_filter_prefix_equal(str, len && len < plen + 1 ? len : plen + 1, insn, true);
+	case TPKIT_FILTER_OP_STR_FRONT:
+		if (len && len < plen)
+			return false;
+		return tpkit_filter_prefix_equal(str, plen, insn, true);
+	case TPKIT_FILTER_OP_STR_END:
+		if (len == 0 || len - 1 < plen)
+			return false;
+		return tpkit_filter_prefix_equal(str + (len - 1 - plen), plen, insn, false);
+	case TPKIT_FILTER_OP_STR_GLOB:
+	case TPKIT_FILTER_OP_STR_SCAN:
+		return tpkit_filter_automaton(str, len ? len : TPKIT_FILTER_STRING_MAX, prog, insn);
+	}
+	return false;
+}
+
+/* Whether the event whose record is ctx passes the filter. */
+static __always_inline bool tpkit_filter_match(void *ctx, const volatile struct tpkit_filter_prog *prog)
+{
+	__u32 len = prog->len, pc = 0;
+
+	if (len > TPKIT_FILTER_MAX_INSNS)
+		return false;
+	for (int step = 0; step < TPKIT_FILTER_MAX_INSNS; step++) {
+		const volatile struct tpkit_filter_insn *insn;
+		bool holds;
+
+		if (pc >= len)
+			break;
+		insn = &prog->insns[pc];
+		if (insn->source == TPKIT_FILTER_SRC_UNSIGNED || insn->source == TPKIT_FILTER_SRC_SIGNED ||
+		    insn->source == TPKIT_FILTER_SRC_CPU)
+			holds = tpkit_filter_compare(insn, tpkit_filter_number(ctx, insn));
+		else
+			holds = tpkit_filter_string(ctx, prog, insn);
+		pc = holds == insn->branch_on ? insn->target : pc + 1;
+	}
+	return pc == len;
+}
+
+#endif

@@ -1,0 +1,55 @@
+// Event filters in the kernel's grammar (Documentation/trace/events.rst, section 5), compiled
+// for the BPF evaluator in bpf/include/tpkit/filter.bpf.h.
+//
+//   numbers:  FIELD == != < <= > >= & NUMBER   (decimal, 0x hex, 0 octal; '-' for signed fields)
+//   strings:  FIELD == != ~ "TEXT" or 'TEXT'   (~ is a glob: * ? [a-z] [!a-z] \c, "!" in front negates)
+//   logic:    && (binds tighter) || ! ( )
+//
+// Fields come from the event's format, plus the kernel's generic ones: comm/COMM (the current
+// task's name) and cpu/CPU/common_cpu. Strings and globs follow the kernel's rules exactly,
+// quirks included: `==` never treats * as a wildcard; "abc*", "*abc", "*abc*" are the kernel's
+// FRONT/END/MIDDLE matches (for char arrays, "*abc" compares the array's last bytes before its
+// final byte); a pattern starting with a digit is compared literally.
+//
+// Where tpkit is stricter or narrower than the kernel:
+//   - `char *` fields compare as numbers (the pointer); the kernel reads the string they point to.
+//   - string constants are at most 31 bytes; at most 64 comparisons and 8 automaton-matched
+//     patterns (globs with ? [ \ or an inner *, and "*abc*") per expression;
+//   - automaton-matched patterns look at the first 128 bytes of a string.
+//   - fields that are neither strings nor 1/2/4/8-byte integers are refused (the kernel accepts
+//     them and never matches).
+#pragma once
+
+#include "tpkit/filter.h"
+#include "tpkit/format.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tpkit {
+
+using FilterProgram = struct tpkit_filter_prog;
+
+// Compiles EXPR against the event's format. A blank expression gives the empty program, which
+// matches every event. Bad input throws Error(Exit::usage) with a one-line message naming the
+// column, e.g. "filter: unknown field 'foo' at column 7".
+FilterProgram compile_filter(std::string_view expr, const EventFormat& format);
+
+// What a record does not carry but the generic fields read: the current task and CPU.
+struct FilterEnv {
+    std::string_view comm;
+    std::int32_t cpu = 0;
+};
+
+// Runs PROG over a record's raw bytes exactly as the BPF evaluator does (bytes past the end of
+// RECORD read as zero). The oracle for the BPF side in tests, and a way to filter in user space.
+bool filter_match(const FilterProgram& prog, std::span<const std::byte> record,
+                  const FilterEnv& env = {});
+
+// One line per instruction, for diagnostics.
+std::string describe_filter(const FilterProgram& prog);
+
+} // namespace tpkit
