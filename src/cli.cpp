@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 
@@ -18,6 +19,15 @@ std::int64_t clock_ns(clockid_t clock)
     timespec ts{};
     clock_gettime(clock, &ts);
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string format_hms(time_t seconds)
+{
+    tm local{};
+    localtime_r(&seconds, &local);
+    char text[16];
+    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
+    return text;
 }
 
 sigset_t stop_signals()
@@ -141,6 +151,38 @@ bool StopSignal::wait(std::chrono::milliseconds timeout)
     return stopped_ = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
 }
 
+void run_intervals(const CommonOptions& options, StopSignal& stop,
+                   const std::function<void()>& print)
+{
+    auto print_once = [&] {
+        if (options.timestamp && !options.json)
+            fmt::print("{}\n", format_hms(std::time(nullptr)));
+        print();
+        flush_stdout();
+    };
+    if (options.interval <= 0) {
+        while (!stop.wait(std::chrono::hours(1))) {
+        }
+        print_once();
+        return;
+    }
+    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<double>(options.interval));
+    for (std::uint64_t printed = 0; options.count == 0 || printed < options.count; printed++) {
+        auto next = std::chrono::steady_clock::now() + interval;
+        bool stopping = false;
+        while (!stopping) {
+            auto left = std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
+            if (left <= std::chrono::milliseconds(0))
+                break;
+            stopping = stop.wait(left);
+        }
+        print_once();
+        if (stopping)
+            return;
+    }
+}
+
 void flush_stdout()
 {
     if (std::fflush(stdout) != 0 && errno == EPIPE)
@@ -169,12 +211,7 @@ std::int64_t MonotonicClock::realtime_ns(std::uint64_t monotonic_ns) const
 
 std::string MonotonicClock::wall_time(std::uint64_t monotonic_ns) const
 {
-    time_t seconds = static_cast<time_t>(realtime_ns(monotonic_ns) / 1'000'000'000);
-    tm local{};
-    localtime_r(&seconds, &local);
-    char text[16];
-    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
-    return text;
+    return format_hms(static_cast<time_t>(realtime_ns(monotonic_ns) / 1'000'000'000));
 }
 
 double MonotonicClock::seconds_since_start(std::uint64_t monotonic_ns) const

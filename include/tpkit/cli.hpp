@@ -79,6 +79,13 @@ private:
     std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
+// The loop of aggregating tools: calls print() every --interval seconds (count times at most),
+// or once at the end without an interval; a stop signal or --duration prints what has been
+// gathered since the last print, then returns. With -T each print is preceded by HH:MM:SS
+// (text output only).
+void run_intervals(const CommonOptions& options, StopSignal& stop,
+                   const std::function<void()>& print);
+
 // Flushes stdout; when its reader went away (EPIPE), exits quietly with status 0, unwinding
 // so that BPF objects are destroyed.
 void flush_stdout();

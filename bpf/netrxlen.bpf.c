@@ -1,0 +1,73 @@
+// A log2 histogram of received packet lengths, from net:netif_receive_skb or net:netif_rx
+// (one event class, net_dev_template); the tracepoint is chosen at run time.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <tpkit/hist.h>
+#include <tpkit/netrxlen.h>
+#include <tpkit/task.bpf.h>
+#include <tpkit/tp/net.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* A device name means something only inside a network namespace: --dev gives both. */
+const volatile __u32 target_ifindex = 0;
+const volatile __u32 target_netns = 0;
+const volatile bool per_dev = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct netrxlen_key);
+	__type(value, struct tpkit_log2_hist);
+} hists SEC(".maps");
+
+/* Zero-filled, for inserting a key's first histogram without 512 bytes of stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpkit_log2_hist);
+} empty_hist SEC(".maps");
+
+static __always_inline bool device_selected(void *ctx)
+{
+	struct sk_buff *skb;
+	struct net_device *dev;
+
+	if (!target_ifindex)
+		return true;
+	skb = (struct sk_buff *)tpkit_netif_receive_skb_skbaddr(ctx);
+	dev = BPF_CORE_READ(skb, dev);
+	return BPF_CORE_READ(dev, ifindex) == target_ifindex &&
+	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == target_netns;
+}
+
+SEC("tracepoint")
+int packet_received(void *ctx)
+{
+	struct netrxlen_key key = {};
+	struct tpkit_log2_hist *hist;
+	__u32 zero = 0, slot;
+
+	if (!tpkit_current_selected() || !device_selected(ctx))
+		return 0;
+	if (per_dev)
+		tpkit_netif_receive_skb_name(ctx, key.dev, sizeof(key.dev));
+
+	hist = bpf_map_lookup_elem(&hists, &key);
+	if (!hist) {
+		struct tpkit_log2_hist *empty = bpf_map_lookup_elem(&empty_hist, &zero);
+
+		if (!empty)
+			return 0;
+		bpf_map_update_elem(&hists, &key, empty, BPF_NOEXIST);
+		hist = bpf_map_lookup_elem(&hists, &key);
+		if (!hist)
+			return 0;
+	}
+	slot = tpkit_log2_u32(tpkit_netif_receive_skb_len(ctx));
+	if (slot < TPKIT_LOG2_SLOTS)
+		hist->slots[slot]++;
+	return 0;
+}

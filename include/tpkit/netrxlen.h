@@ -1,0 +1,12 @@
+/* netrxlen's histogram key, shared by its BPF program and user space. */
+#ifndef TPKIT_NETRXLEN_H
+#define TPKIT_NETRXLEN_H
+
+#define TPKIT_IFNAMSIZ 16
+
+/* The device name with --per-dev, else all zero: one histogram for every device. */
+struct netrxlen_key {
+	char dev[TPKIT_IFNAMSIZ];
+};
+
+#endif

@@ -1,0 +1,147 @@
+// netrxlen against real packets: UDP datagrams of chosen sizes on the loopback device of a
+// private network namespace land in exactly the expected log2 buckets.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+constexpr int udp_ip_overhead = 28; // IPv4 header + UDP header: the IP packet length
+constexpr std::size_t marker_payload = 1200; // lands in [1024, 2047], kept apart from the test
+
+// A network namespace made with `ip netns add`, removed on every exit path.
+class NetNs {
+public:
+    NetNs() : name_("tpkit-test-" + std::to_string(getpid()))
+    {
+        run("ip netns add " + name_);
+        run("ip -n " + name_ + " link set lo up");
+    }
+    ~NetNs() { std::system(("ip netns del " + name_ + " 2>/dev/null").c_str()); }
+    const std::string& name() const { return name_; }
+
+    // Sends `count` UDP datagrams of `payload` bytes to a bound socket on 127.0.0.1 from inside
+    // the namespace (a bound receiver: no ICMP port-unreachable packets join the count).
+    void send_datagrams(std::size_t payload, int count) const
+    {
+        pid_t child = fork();
+        if (child == 0) {
+            int ns = open(("/var/run/netns/" + name_).c_str(), O_RDONLY);
+            if (ns < 0 || setns(ns, CLONE_NEWNET) != 0)
+                _exit(10);
+            int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+            sockaddr_in addr{};
+            addr.sin_family = AF_INET;
+            addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            int size = 1 << 20;
+            setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+            socklen_t len = sizeof(addr);
+            if (bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+                getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+                _exit(11);
+            std::string data(payload, 'x');
+            char buf[65536];
+            for (int i = 0; i < count; i++) {
+                if (sendto(tx, data.data(), data.size(), 0, reinterpret_cast<sockaddr*>(&addr),
+                           sizeof(addr)) != static_cast<ssize_t>(payload))
+                    _exit(12);
+                // Receiving each one keeps the socket buffer from ever dropping.
+                if (recv(rx, buf, sizeof(buf), 0) != static_cast<ssize_t>(payload))
+                    _exit(13);
+            }
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "sender status " << status;
+    }
+
+private:
+    static void run(const std::string& command)
+    {
+        if (std::system(command.c_str()) != 0)
+            throw std::runtime_error("failed: " + command);
+    }
+    std::string name_;
+};
+
+// Buckets (low → count) summed over every histogram line whose "key" is `key`.
+std::map<std::uint64_t, std::uint64_t> bucket_counts(const ToolRun& tool, const std::string& key)
+{
+    std::map<std::uint64_t, std::uint64_t> counts;
+    for (const auto& line : tool.lines()) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        if (!obj.count("buckets") || obj["key"] != key)
+            continue;
+        const std::string& buckets = obj["buckets"];
+        for (std::size_t at = buckets.find('{'); at != std::string::npos;
+             at = buckets.find('{', at + 1)) {
+            auto b = tpkit::live::parse_flat_json(buckets.substr(at, buckets.find('}', at) - at + 1));
+            counts[std::stoull(b["low"])] += std::stoull(b["count"]);
+        }
+    }
+    for (auto it = counts.begin(); it != counts.end();)
+        it = it->second ? std::next(it) : counts.erase(it);
+    return counts;
+}
+
+void expect_exact_histogram(const std::vector<std::string>& extra_args, const std::string& key)
+{
+    TPKIT_REQUIRE_LIVE();
+    NetNs ns;
+    std::vector<std::string> argv{"/usr/bin/env", "ip", "netns", "exec", ns.name(),
+                                  tpkit::live::tool_path("netrxlen"), "--json", "0.1"};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    ToolRun tool(argv);
+
+    // Handshake: marker datagrams until a histogram shows one.
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        ns.send_datagrams(marker_payload, 1);
+        live = tool.wait_for_line(
+            [](const std::string& l) { return l.find("\"low\":1024") != std::string::npos; }, 300ms);
+    }
+    ASSERT_TRUE(live) << tool.stderr_text();
+
+    // IP lengths 38, 60, 128, 200, 328: buckets [32,63] x(7+5), [128,255] x(11+3), [256,511] x13
+    ns.send_datagrams(10, 7);
+    ns.send_datagrams(32, 5);
+    ns.send_datagrams(100, 11);
+    ns.send_datagrams(172, 3);
+    ns.send_datagrams(300, 13);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+
+    auto counts = bucket_counts(tool, key);
+    counts.erase(1024); // the markers
+    std::map<std::uint64_t, std::uint64_t> expected{{32, 12}, {128, 14}, {256, 13}};
+    EXPECT_EQ(counts, expected);
+}
+
+} // namespace
+
+TEST(NetrxlenLive, ExactBucketsAtNetifReceiveSkb) { expect_exact_histogram({"--dev", "lo"}, ""); }
+
+TEST(NetrxlenLive, ExactBucketsAtNetifRx)
+{
+    expect_exact_histogram({"--dev", "lo", "--event", "netif_rx"}, "");
+}
+
+TEST(NetrxlenLive, PerDeviceHistogramIsKeyedByName)
+{
+    expect_exact_histogram({"--dev", "lo", "--per-dev"}, "lo");
+}
