@@ -7,15 +7,30 @@
 namespace tpkit {
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
+// Length of the well-formed UTF-8 sequence at s[i] (Unicode table 3-7: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0 when it is not one.
 std::size_t utf8_sequence(std::string_view s, std::size_t i)
 {
     auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
     unsigned char c = byte(i);
-    std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (c >= 0xF5 || n == 0 || i + n > s.size())
+    std::size_t n = 0;
+    unsigned char second_lo = 0x80, second_hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        second_lo = c == 0xE0 ? 0xA0 : 0x80;
+        second_hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        second_lo = c == 0xF0 ? 0x90 : 0x80;
+        second_hi = c == 0xF4 ? 0x8F : 0xBF;
+    }
+    if (n == 0 || i + n > s.size())
         return 0;
-    for (std::size_t k = 1; k < n; k++)
+    if (byte(i + 1) < second_lo || byte(i + 1) > second_hi)
+        return 0;
+    for (std::size_t k = 2; k < n; k++)
         if ((byte(i + k) & 0xC0) != 0x80)
             return 0;
     return n;
