@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace tpkit {
@@ -39,6 +40,26 @@ sigset_t stop_signals()
     return set;
 }
 
+// CLI11's own range messages print DBL_MAX in full; ours name the value and what is wanted.
+const CLI::Validator positive_number(
+    [](const std::string& text) {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v > 0) || v > 1e9)
+            return fmt::format("'{}' is not a positive number", text);
+        return std::string();
+    },
+    "SECONDS");
+
+const CLI::Validator positive_integer(
+    [](const std::string& text) {
+        bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::strtoull(text.c_str(), nullptr, 10) == 0 || text.size() > 19)
+            return fmt::format("'{}' is not a positive whole number", text);
+        return std::string();
+    },
+    "N");
+
 } // namespace
 
 Cli::Cli(std::string name, std::string description, std::string examples)
@@ -51,7 +72,7 @@ Cli::Cli(std::string name, std::string description, std::string examples)
 void Cli::add_common()
 {
     app_.add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_integer);
     app_.add_option("--comm", options_.comm, "only tasks whose command name is COMM")
         ->check([](const std::string& v) {
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
@@ -60,7 +81,7 @@ void Cli::add_common()
     app_.add_flag("-T,--timestamp", options_.timestamp,
                   "timestamps: HH:MM:SS on interval output, seconds since start on events");
     app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number);
     app_.add_flag("--json", options_.json, "one JSON object per line");
     app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
 }
@@ -68,9 +89,9 @@ void Cli::add_common()
 void Cli::add_interval_count()
 {
     app_.add_option("interval", options_.interval, "print every INTERVAL seconds")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number);
     app_.add_option("count", options_.count, "stop after COUNT intervals")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_integer);
 }
 
 void Cli::add_streaming()
@@ -98,6 +119,9 @@ int run_tool(std::string_view name, const std::function<void()>& body)
 {
     // A closed stdout shows up as EPIPE from flush_stdout(), not as a silent death by signal.
     signal(SIGPIPE, SIG_IGN);
+    // From the start, so that a signal during load still ends in detach + final output.
+    sigset_t set = stop_signals();
+    sigprocmask(SIG_BLOCK, &set, nullptr);
     try {
         body();
         flush_stdout();

@@ -1,0 +1,127 @@
+// Bad input and missing privileges: one line on stderr, the documented exit code, and no BPF
+// program of ours left loaded after any way a tool can end.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+struct Expected {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string message;
+};
+
+void expect_one_line_error(const std::string& tool_name, const Expected& e,
+                           std::optional<std::string> as_user = {})
+{
+    std::vector<std::string> argv{tpkit::live::tool_path(tool_name)};
+    argv.insert(argv.end(), e.args.begin(), e.args.end());
+    ToolRun tool(argv, as_user);
+    int status = tool.wait(20s);
+    EXPECT_EQ(status, e.exit_code) << tool.stderr_text();
+    const std::string& err = tool.stderr_text();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_EQ(err, e.message + "\n");
+    EXPECT_TRUE(tool.lines().empty()) << tool.lines().front();
+}
+
+// Our programs' names as the kernel keeps them (15 characters at most).
+const std::vector<std::string> our_programs{"fork_tp", "fork_raw_tp", "record_clone_fl",
+                                            "packet_received"};
+
+std::size_t ours_loaded()
+{
+    auto loaded = tpkit::live::loaded_bpf_programs();
+    return std::count_if(loaded.begin(), loaded.end(), [](const std::string& name) {
+        return std::find(our_programs.begin(), our_programs.end(), name) != our_programs.end();
+    });
+}
+
+} // namespace
+
+TEST(ToolErrors, UsageErrorsExitTwo)
+{
+    // Argument checks come before any BPF work, so these run anywhere.
+    expect_one_line_error("netrxlen", {{"0"}, 2,
+        "netrxlen: interval: '0' is not a positive number (see --help)"});
+    expect_one_line_error("netrxlen", {{"soon"}, 2,
+        "netrxlen: interval: 'soon' is not a positive number (see --help)"});
+    expect_one_line_error("netrxlen", {{"1", "-3"}, 2,
+        "netrxlen: count: '-3' is not a positive whole number (see --help)"});
+    expect_one_line_error("forksnoop", {{"-d", "nan"}, 2,
+        "forksnoop: --duration: 'nan' is not a positive number (see --help)"});
+    expect_one_line_error("forksnoop", {{"--bogus"}, 2,
+        "forksnoop: The following argument was not expected: --bogus (see --help)"});
+    expect_one_line_error("forksnoop", {{"--comm", "a-name-longer-than-15"}, 2,
+        "forksnoop: --comm: must have 1 to 15 characters (see --help)"});
+}
+
+TEST(ToolErrors, UnknownEventAndDeviceExitFour)
+{
+    expect_one_line_error("netrxlen", {{"--event", "netif_bogus"}, 4,
+        "netrxlen: unknown event 'netif_bogus': netrxlen counts at netif_receive_skb or netif_rx"});
+    expect_one_line_error("netrxlen", {{"--dev", "tpk-no-such0"}, 4,
+        "netrxlen: unknown device 'tpk-no-such0'"});
+}
+
+TEST(ToolErrors, WithoutPrivilegesExitThree)
+{
+    TPKIT_REQUIRE_LIVE(); // needs root to drop to nobody
+    // tracefs may or may not be mounted already: both paths must end in exit 3, one line.
+    for (const char* tool : {"forksnoop", "netrxlen"}) {
+        std::vector<std::string> argv{tpkit::live::tool_path(tool), "-d", "1"};
+        ToolRun run(argv, "nobody");
+        EXPECT_EQ(run.wait(20s), 3) << tool << ": " << run.stderr_text();
+        const std::string& err = run.stderr_text();
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+        EXPECT_EQ(err.rfind(std::string(tool) + ": ", 0), 0u) << err;
+    }
+}
+
+TEST(ToolCleanup, NothingStaysLoadedAfterSigintSigtermOrDuration)
+{
+    TPKIT_REQUIRE_LIVE();
+    ASSERT_EQ(ours_loaded(), 0u) << "programs of ours were loaded before the test";
+    struct Case {
+        std::vector<std::string> argv;
+        int signal; // 0: let --duration expire
+    };
+    std::vector<Case> cases{
+        {{tpkit::live::tool_path("forksnoop")}, SIGINT},
+        {{tpkit::live::tool_path("forksnoop"), "--raw"}, SIGTERM},
+        {{tpkit::live::tool_path("forksnoop"), "--perf-buffer", "-d", "0.5"}, 0},
+        {{tpkit::live::tool_path("netrxlen")}, SIGINT},
+        {{tpkit::live::tool_path("netrxlen"), "--per-dev", "0.1"}, SIGTERM},
+        {{tpkit::live::tool_path("netrxlen"), "-d", "0.5"}, 0},
+    };
+    for (const auto& c : cases) {
+        ToolRun tool(c.argv);
+        // Loaded and attached: the kernel lists our programs.
+        bool loaded = false;
+        for (int i = 0; i < 200 && !loaded; i++) {
+            loaded = ours_loaded() > 0;
+            if (!loaded)
+                std::this_thread::sleep_for(10ms);
+        }
+        EXPECT_TRUE(loaded) << c.argv.back();
+        int status = c.signal ? tool.stop(c.signal) : tool.wait(10s);
+        EXPECT_EQ(status, 0) << c.argv.back() << ": " << tool.stderr_text();
+        // The kernel frees a closed program after an RCU grace period: allow it a moment.
+        bool freed = false;
+        for (int i = 0; i < 300 && !freed; i++) {
+            freed = ours_loaded() == 0;
+            if (!freed)
+                std::this_thread::sleep_for(10ms);
+        }
+        EXPECT_TRUE(freed) << c.argv.back() << " left programs loaded";
+    }
+}
