@@ -1,0 +1,267 @@
+#include "tpkit/btf.hpp"
+
+#include "tpkit/error.hpp"
+
+#include <bpf/btf.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace tpkit {
+namespace {
+
+constexpr std::uint16_t btf_magic = 0xeB9F;
+
+// The whole file, gunzipped when it is gzip (zlib reads plain files through unchanged).
+std::string read_maybe_gzip(const std::filesystem::path& file)
+{
+    gzFile in = gzopen(file.c_str(), "rb");
+    if (!in)
+        throw Error(Exit::unknown_target, "cannot read BTF " + file.string() + ": " +
+                                              std::strerror(errno));
+    std::string data;
+    char buf[1 << 16];
+    int n;
+    while ((n = gzread(in, buf, sizeof(buf))) > 0)
+        data.append(buf, static_cast<std::size_t>(n));
+    bool failed = n < 0;
+    gzclose(in);
+    if (failed)
+        throw Error(Exit::unknown_target, "cannot decompress BTF " + file.string());
+    return data;
+}
+
+const btf_type* skip_mods(const struct btf* btf, std::uint32_t& id)
+{
+    const btf_type* t = btf__type_by_id(btf, id);
+    while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+        id = t->type;
+        t = btf__type_by_id(btf, id);
+    }
+    return t;
+}
+
+BtfKind kind_of(const btf_type* t)
+{
+    if (!t)
+        return BtfKind::other;
+    if (btf_is_int(t))
+        return BtfKind::integer;
+    if (btf_is_ptr(t))
+        return BtfKind::pointer;
+    if (btf_is_any_enum(t))
+        return BtfKind::enumeration;
+    if (btf_is_array(t))
+        return BtfKind::array;
+    if (btf_is_composite(t))
+        return BtfKind::composite;
+    return BtfKind::other;
+}
+
+std::uint32_t size_of(const struct btf* btf, std::uint32_t id)
+{
+    long long size = btf__resolve_size(btf, id);
+    return size < 0 ? 0 : static_cast<std::uint32_t>(size);
+}
+
+} // namespace
+
+Btf Btf::load(const std::filesystem::path& file)
+{
+    std::string data = read_maybe_gzip(file);
+    struct btf* btf = nullptr;
+    std::uint16_t magic = 0;
+    if (data.size() >= 2)
+        std::memcpy(&magic, data.data(), sizeof(magic));
+    if (magic == btf_magic)
+        btf = btf__new(data.data(), static_cast<__u32>(data.size()));
+    else
+        btf = btf__parse(file.c_str(), nullptr); // an ELF object with a .BTF section
+    if (!btf)
+        throw Error(Exit::unknown_target, "cannot parse BTF " + file.string() + ": " +
+                                              std::strerror(errno));
+    return Btf(btf, file.string());
+}
+
+Btf Btf::load_vmlinux()
+{
+    struct btf* btf = btf__load_vmlinux_btf();
+    if (!btf)
+        throw Error(Exit::unknown_target,
+                    std::string("cannot load the kernel's BTF (/sys/kernel/btf/vmlinux): ") +
+                        std::strerror(errno) + "; pass --btf FILE");
+    return Btf(btf, "/sys/kernel/btf/vmlinux");
+}
+
+Btf::Btf(struct btf* btf, std::string source) : btf_(btf), source_(std::move(source))
+{
+    std::uint32_t count = btf__type_cnt(btf_);
+    for (std::uint32_t id = 1; id < count; ++id) {
+        const btf_type* t = btf__type_by_id(btf_, id);
+        if (t->name_off)
+            by_name_.emplace(btf__name_by_offset(btf_, t->name_off), id);
+    }
+}
+
+std::uint32_t Btf::find(std::string_view name, int kind) const
+{
+    auto [first, last] = by_name_.equal_range(name);
+    for (auto it = first; it != last; ++it)
+        if (btf_kind(btf__type_by_id(btf_, it->second)) == kind)
+            return it->second;
+    return 0;
+}
+
+Btf::Btf(Btf&& other) noexcept
+    : btf_(other.btf_), source_(std::move(other.source_)), by_name_(std::move(other.by_name_))
+{
+    other.btf_ = nullptr;
+}
+
+Btf& Btf::operator=(Btf&& other) noexcept
+{
+    if (this != &other) {
+        btf__free(btf_);
+        btf_ = other.btf_;
+        source_ = std::move(other.source_);
+        by_name_ = std::move(other.by_name_);
+        other.btf_ = nullptr;
+    }
+    return *this;
+}
+
+Btf::~Btf() { btf__free(btf_); }
+
+std::optional<std::vector<BtfMember>> Btf::struct_members(std::string_view name) const
+{
+    std::uint32_t id = find(name, BTF_KIND_STRUCT);
+    if (!id)
+        return std::nullopt;
+    const btf_type* t = btf__type_by_id(btf_, id);
+    std::vector<BtfMember> members;
+    const btf_member* m = btf_members(t);
+    for (std::uint16_t i = 0; i < btf_vlen(t); ++i, ++m) {
+        BtfMember member;
+        member.name = btf__name_by_offset(btf_, m->name_off);
+        member.offset = btf_member_bit_offset(t, i) / 8;
+        member.bitfield = btf_member_bitfield_size(t, i) != 0;
+        std::uint32_t type_id = m->type;
+        const btf_type* mt = skip_mods(btf_, type_id);
+        member.size = size_of(btf_, type_id);
+        member.kind = kind_of(mt);
+        member.elem_kind = member.kind;
+        if (member.kind == BtfKind::array) {
+            std::uint32_t elem_id = btf_array(mt)->type;
+            member.elem_kind = kind_of(skip_mods(btf_, elem_id));
+        }
+        members.push_back(std::move(member));
+    }
+    return members;
+}
+
+std::vector<std::string> Btf::struct_names(std::string_view prefix) const
+{
+    std::vector<std::string> names;
+    for (auto it = by_name_.lower_bound(prefix);
+         it != by_name_.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it)
+        if (btf_is_struct(btf__type_by_id(btf_, it->second)))
+            names.push_back(it->first);
+    return names;
+}
+
+std::vector<BtfParam> Btf::params_of(std::uint32_t proto_id) const
+{
+    const btf_type* proto = btf__type_by_id(btf_, proto_id);
+    std::vector<BtfParam> params;
+    const btf_param* p = btf_params(proto);
+    for (std::uint16_t i = 0; i < btf_vlen(proto); ++i, ++p) {
+        BtfParam param;
+        param.name = btf__name_by_offset(btf_, p->name_off);
+        param.type_id = p->type;
+        std::uint32_t id = p->type;
+        param.kind = kind_of(skip_mods(btf_, id));
+        param.size = size_of(btf_, id);
+        params.push_back(std::move(param));
+    }
+    return params;
+}
+
+std::optional<std::vector<BtfParam>> Btf::typedef_proto_params(std::string_view name) const
+{
+    std::uint32_t id = find(name, BTF_KIND_TYPEDEF);
+    if (!id)
+        return std::nullopt;
+    const btf_type* ptr = btf__type_by_id(btf_, btf__type_by_id(btf_, id)->type);
+    if (!ptr || !btf_is_ptr(ptr))
+        return std::nullopt;
+    const btf_type* proto = btf__type_by_id(btf_, ptr->type);
+    if (!proto || !btf_is_func_proto(proto))
+        return std::nullopt;
+    return params_of(ptr->type);
+}
+
+std::optional<std::vector<BtfParam>> Btf::func_params(std::string_view name) const
+{
+    std::uint32_t id = find(name, BTF_KIND_FUNC);
+    if (!id)
+        return std::nullopt;
+    return params_of(btf__type_by_id(btf_, id)->type);
+}
+
+std::optional<std::string> Btf::c_type(std::uint32_t type_id) const
+{
+    const btf_type* t = btf__type_by_id(btf_, type_id);
+    if (!t)
+        return std::nullopt;
+    if (btf_is_void(t))
+        return "void";
+    std::string name = btf__name_by_offset(btf_, t->name_off);
+    switch (btf_kind(t)) {
+    case BTF_KIND_INT:
+    case BTF_KIND_TYPEDEF:
+    case BTF_KIND_FLOAT:
+        return name;
+    case BTF_KIND_STRUCT:
+    case BTF_KIND_UNION:
+    case BTF_KIND_ENUM:
+    case BTF_KIND_ENUM64:
+    case BTF_KIND_FWD: {
+        if (name.empty())
+            return std::nullopt;
+        const char* tag = btf_is_union(t) || (btf_is_fwd(t) && btf_kflag(t)) ? "union "
+                          : btf_is_any_enum(t)                              ? "enum "
+                                                                            : "struct ";
+        return tag + name;
+    }
+    case BTF_KIND_CONST:
+    case BTF_KIND_VOLATILE:
+    case BTF_KIND_RESTRICT: {
+        const btf_type* inner = btf__type_by_id(btf_, t->type);
+        auto base = c_type(t->type);
+        if (!base)
+            return std::nullopt;
+        const char* qual = btf_is_const(t) ? "const" : btf_is_volatile(t) ? "volatile" : "restrict";
+        // A qualified pointer puts its qualifier after the star: "char * const".
+        if (inner && btf_is_ptr(inner))
+            return *base + " " + qual;
+        return std::string(qual) + " " + *base;
+    }
+    case BTF_KIND_TYPE_TAG:
+        return c_type(t->type);
+    case BTF_KIND_PTR: {
+        std::uint32_t pointee = t->type;
+        const btf_type* target = skip_mods(btf_, pointee);
+        if (target && (btf_is_func_proto(target) || btf_is_array(target)))
+            return std::nullopt;
+        auto base = c_type(t->type);
+        if (!base)
+            return std::nullopt;
+        return *base + (base->back() == '*' ? "*" : " *");
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+} // namespace tpkit
