@@ -23,16 +23,26 @@
 #include <bpf/bpf_helpers.h>
 #include <tpkit/filter.h>
 
+/* min(n, max) in a register the verifier knows is bounded. 64-bit, because a 32-bit value is
+ * compared through a zero-extended copy whose bounds never reach the original; the barrier keeps
+ * clang from passing the helper a copy taken before the check. */
+static __always_inline __u64 tpkit_filter_clamp(__u64 n, __u64 max)
+{
+	if (n > max)
+		n = max;
+	asm volatile("" : "+r"(n));
+	return n;
+}
+
 /* The field as an integer, extended to 64 bits by its signedness. */
 static __always_inline __u64 tpkit_filter_number(void *ctx, const volatile struct tpkit_filter_insn *insn)
 {
-	__u32 size = insn->size;
+	__u64 size = insn->size;
 	__u64 value = 0;
 
 	if (insn->source == TPKIT_FILTER_SRC_CPU)
 		return (__u64)(__s64)(__s32)bpf_get_smp_processor_id();
-	if (size > 8)
-		size = 8;
+	size = tpkit_filter_clamp(size, 8);
 	bpf_probe_read_kernel(&value, size, ctx + insn->offset);
 	if (insn->source == TPKIT_FILTER_SRC_SIGNED && size < 8) {
 		__u32 shift = 64 - size * 8;
@@ -66,14 +76,13 @@ static __always_inline bool tpkit_filter_compare(const volatile struct tpkit_fil
 }
 
 /* strncmp(str, pattern + from, n) == 0 over the first n bytes of str, n <= PATTERN_MAX. */
-static __always_inline bool tpkit_filter_prefix_equal(const void *str, __u32 n,
+static __always_inline bool tpkit_filter_prefix_equal(const void *str, __u64 n,
 						      const volatile struct tpkit_filter_insn *insn,
 						      bool stop_at_nul)
 {
 	char bytes[TPKIT_FILTER_PATTERN_MAX] = {};
 
-	if (n > TPKIT_FILTER_PATTERN_MAX)
-		n = TPKIT_FILTER_PATTERN_MAX;
+	n = tpkit_filter_clamp(n, TPKIT_FILTER_PATTERN_MAX);
 	bpf_probe_read_kernel(bytes, n, str);
 	for (int i = 0; i < TPKIT_FILTER_PATTERN_MAX; i++) {
 		if (i >= n)
@@ -86,7 +95,7 @@ static __always_inline bool tpkit_filter_prefix_equal(const void *str, __u32 n,
 	return true;
 }
 
-static __always_inline bool tpkit_filter_automaton(const void *str, __u32 n,
+static __always_inline bool tpkit_filter_automaton(const void *str, __u64 n,
 						   const volatile struct tpkit_filter_prog *prog,
 						   const volatile struct tpkit_filter_insn *insn)
 {
@@ -100,8 +109,7 @@ static __always_inline bool tpkit_filter_automaton(const void *str, __u32 n,
 	a = &prog->automata[insn->automaton];
 	star = a->star;
 	done = 1u << (insn->accept_bit & 31);
-	if (n > TPKIT_FILTER_STRING_MAX)
-		n = TPKIT_FILTER_STRING_MAX;
+	n = tpkit_filter_clamp(n, TPKIT_FILTER_STRING_MAX);
 	bpf_probe_read_kernel(bytes, n, str);
 	state |= (state & star) << 1;
 	for (int i = 0; i < TPKIT_FILTER_STRING_MAX; i++) {
