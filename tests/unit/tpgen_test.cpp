@@ -1,0 +1,453 @@
+// tpgen over the reference kernels' format files and BTF: goldens of representative events,
+// every event of both kernels compiled for BPF, the committed headers kept fresh, and errors.
+#include "tpkit/btf.hpp"
+#include "tpkit/error.hpp"
+#include "tpkit/tpgen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace tpkit;
+using tpgen::Flavour;
+using tpgen::FormatSet;
+
+namespace {
+
+const fs::path data_dir = TPKIT_TEST_DATA;
+const fs::path repo_root = data_dir.parent_path().parent_path();
+const fs::path tp_dir = repo_root / "bpf/include/tpkit/tp";
+
+const char* refresh_hint = "refresh with: TPKIT_UPDATE_GOLDEN=1 tests/tpkit_unit_tests "
+                           "--gtest_filter='Tpgen*' (from the build directory)";
+
+bool updating() { return std::getenv("TPKIT_UPDATE_GOLDEN") != nullptr; }
+
+const FormatSet& formats(const std::string& kernel)
+{
+    static std::map<std::string, std::unique_ptr<FormatSet>> cache;
+    auto& slot = cache[kernel];
+    if (!slot)
+        slot = std::make_unique<FormatSet>(
+            FormatSet::open(fs::path(TPKIT_FORMATS_DIR) / ("linux-" + kernel)));
+    return *slot;
+}
+
+const Btf& kernel_btf(const std::string& kernel)
+{
+    static std::map<std::string, std::unique_ptr<Btf>> cache;
+    auto& slot = cache[kernel];
+    if (!slot)
+        slot = std::make_unique<Btf>(Btf::load(data_dir / "btf" / ("linux-" + kernel + ".btf.gz")));
+    return *slot;
+}
+
+Flavour kernel(const std::string& version, std::string name = std::string(tpgen::default_flavour))
+{
+    return {std::move(name), &formats(version), &kernel_btf(version)};
+}
+
+std::vector<Flavour> reference_flavours() { return {kernel("6.1", "v6_1"), kernel("6.18", "v6_18")}; }
+
+std::vector<TracepointName> names(const std::vector<std::string>& patterns, const Flavour& f)
+{
+    return tpgen::expand(patterns, {f.formats});
+}
+
+std::string slurp(const fs::path& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Compares with a committed file (or rewrites it when refreshing); on a difference names the
+// first differing line rather than dumping both texts.
+void expect_file(const fs::path& file, const std::string& text)
+{
+    if (updating()) {
+        std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+        return;
+    }
+    ASSERT_TRUE(fs::exists(file)) << file << " missing; " << refresh_hint;
+    std::string want = slurp(file);
+    if (want == text)
+        return;
+    std::istringstream a(want), b(text);
+    std::string la, lb;
+    int line = 0;
+    while (true) {
+        bool more_a = static_cast<bool>(std::getline(a, la));
+        bool more_b = static_cast<bool>(std::getline(b, lb));
+        ++line;
+        if (la != lb || more_a != more_b)
+            break;
+    }
+    ADD_FAILURE() << file << " is stale at line " << line << ":\n  committed: " << la
+                  << "\n  generated: " << lb << "\n"
+                  << refresh_hint;
+}
+
+fs::path scratch_dir()
+{
+    fs::path dir = fs::temp_directory_path() / ("tpgen-test-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+// A call of every getter of a header, so that clang generates (and checks) their code.
+std::string use_every_getter(const std::string& header)
+{
+    static const std::regex getter(
+        R"(^static __always_inline (.*?)\b(tpkit_\w+)\((void \*ctx|struct bpf_raw_tracepoint_args \*ctx)(, (char|void) \*dst, __u32 size)?\))");
+    std::string calls;
+    std::istringstream in(header);
+    std::string line, prev;
+    while (std::getline(in, line)) {
+        std::string joined = line.rfind("tpkit_", 0) == 0 ? prev + " " + line : line; // raw: two lines
+        std::smatch m;
+        if (std::regex_search(joined, m, getter)) {
+            std::string ret = m[1], name = m[2];
+            if (m[4].matched)
+                calls += "\tsink += " + name + "(ctx, buf, sizeof(buf));\n";
+            else if (ret.find("tpkit_tp_loc") != std::string::npos)
+                calls += "\tsink += " + name + "(ctx).offset;\n";
+            else if (ret.find("raw_args") != std::string::npos)
+                calls += "\tsink += (__u64)" + name + "(ctx).__first_arg__;\n";
+            else
+                calls += "\tsink += (__u64)" + name + "(ctx);\n";
+        }
+        prev = line;
+    }
+    return calls;
+}
+
+// Compiles HEADER for the BPF target, alone or after vmlinux.h, with every getter used when
+// INSTANTIATE; returns clang's diagnostics ("" when it compiled).
+std::string compile(const std::string& header, bool after_vmlinux, bool instantiate,
+                    const std::string& tag)
+{
+    fs::path dir = scratch_dir();
+    fs::path h = dir / (tag + ".h"), c = dir / (tag + ".c"), log = dir / (tag + ".log");
+    std::ofstream(h) << header;
+    std::string src = after_vmlinux ? "#include \"vmlinux.h\"\n" : "";
+    src += "#include \"" + h.string() + "\"\n";
+    src += "char LICENSE[] __attribute__((section(\"license\"), used)) = \"GPL\";\n";
+    if (instantiate) {
+        std::string calls = use_every_getter(header);
+        // Raw accessors return a struct: use its first member.
+        std::regex first_arg(R"(\(ctx\)\.__first_arg__)");
+        std::string with_members;
+        std::smatch m;
+        std::string rest = calls;
+        static const std::regex raw_call(R"((tpkit_(\w+)_raw_args)\(ctx\)\.__first_arg__)");
+        while (std::regex_search(rest, m, raw_call)) {
+            std::string struct_body = header.substr(header.find("struct " + m[1].str() + " {"));
+            std::smatch member;
+            std::regex_search(struct_body, member, std::regex(R"(\n\t[^\n]*?(\w+);)"));
+            with_members += m.prefix().str() + m[1].str() + "(ctx)." + member[1].str();
+            rest = m.suffix();
+        }
+        calls = with_members + rest;
+        src += "volatile __u64 sink;\nchar buf[64];\n"
+               "__attribute__((section(\"tracepoint/any/any\"), used)) int use(void *ctx)\n{\n" +
+               calls + "\treturn 0;\n}\n";
+    }
+    std::ofstream(c) << src;
+    std::string cmd = "clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Werror=undef -I" +
+                      (repo_root / "vmlinux").string() + " -I" + (repo_root / "bpf/include").string() +
+                      " -c " + c.string() + " -o " + (dir / (tag + ".o")).string() + " > " +
+                      log.string() + " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::string out = rc == 0 ? "" : "clang failed (" + cmd + "):\n" + slurp(log).substr(0, 4000);
+    return out;
+}
+
+struct Golden {
+    std::string file;
+    std::vector<Flavour> flavours;
+    std::vector<std::string> events;
+    bool raw = false;
+};
+
+std::vector<Golden> goldens()
+{
+    return {
+        {"sched_process_fork-6.1.h", {kernel("6.1")}, {"sched:sched_process_fork"}},
+        {"sched_process_fork-6.18.h", {kernel("6.18")}, {"sched:sched_process_fork"}},
+        {"sched_process_fork-flavoured.h", reference_flavours(), {"sched:sched_process_fork"}},
+        {"netif-6.18.h", {kernel("6.18")}, {"net:netif_receive_skb", "net:netif_rx"}},
+        {"sys_enter_openat-6.18.h", {kernel("6.18")}, {"syscalls:sys_enter_openat"}},
+        {"ext4_es_cache_extent-6.1.h", {kernel("6.1")}, {"ext4:ext4_es_cache_extent"}},
+        {"xfs_agfl_free_deferred-6.18.h", {kernel("6.18")}, {"xfs:xfs_agfl_free_deferred"}},
+        {"tcp_probe-6.18.h", {kernel("6.18")}, {"tcp:tcp_probe"}},
+        {"sched_process_fork-raw-6.18.h", {kernel("6.18")}, {"sched:sched_process_fork"}, true},
+    };
+}
+
+std::string generate(const Golden& g)
+{
+    auto events = tpgen::expand(g.events, {g.flavours.front().formats});
+    return g.raw ? tpgen::generate_raw_header(g.flavours.front(), events)
+                 : tpgen::generate_header(g.flavours, events);
+}
+
+// Text of one struct block ("struct NAME {" up to its closing line).
+std::string struct_block(const std::string& header, const std::string& name)
+{
+    auto start = header.find("struct " + name + " {");
+    if (start == std::string::npos)
+        return "";
+    return header.substr(start, header.find("\n}", start) - start + 40);
+}
+
+} // namespace
+
+TEST(TpgenGolden, RepresentativeEventsMatchTheirGoldens)
+{
+    for (const auto& g : goldens()) {
+        SCOPED_TRACE(g.file);
+        expect_file(data_dir / "golden/tpgen" / g.file, generate(g));
+    }
+}
+
+TEST(TpgenGolden, GoldensCompileForBpfAloneAndAfterVmlinuxWithEveryGetterUsed)
+{
+    for (const auto& g : goldens()) {
+        std::string header = generate(g);
+        std::string tag = fs::path(g.file).stem().string();
+        EXPECT_EQ(compile(header, true, true, tag + "-vmlinux"), "") << g.file;
+        if (!g.raw) {
+            EXPECT_EQ(compile(header, false, true, tag + "-alone"), "") << g.file;
+        }
+    }
+}
+
+TEST(TpgenRecords, ForkCommMovesFromArrayToDataLocAndTheGetterChoosesAtLoadTime)
+{
+    std::string h = generate(goldens()[2]);
+    std::string v61 = struct_block(h, "trace_event_raw_sched_process_fork___v6_1");
+    std::string v618 = struct_block(h, "trace_event_raw_sched_process_fork___v6_18");
+    EXPECT_NE(v61.find("\tchar parent_comm[16];"), std::string::npos) << v61;
+    EXPECT_NE(v61.find("preserve_access_index"), std::string::npos);
+    EXPECT_NE(v618.find("\t__u32 __data_loc_parent_comm;"), std::string::npos) << v618;
+    EXPECT_NE(h.find("offsetof(struct trace_event_raw_sched_process_fork___v6_1, child_pid) == 44"),
+              std::string::npos);
+    EXPECT_NE(h.find("offsetof(struct trace_event_raw_sched_process_fork___v6_18, child_pid) == 20"),
+              std::string::npos);
+    auto getter = h.substr(h.find("tpkit_sched_process_fork_parent_comm(void *ctx, char *dst, __u32 size)"));
+    getter = getter.substr(0, getter.find("\n}\n"));
+    EXPECT_NE(getter.find("bpf_core_field_exists(v6_1->parent_comm)"), std::string::npos) << getter;
+    EXPECT_NE(getter.find("bpf_core_field_exists(v6_18->__data_loc_parent_comm)"), std::string::npos);
+    EXPECT_NE(getter.find("(char *)ctx + (loc & 0xFFFF)"), std::string::npos);
+    // child_pid only moved: one relocated read serves both kernels.
+    EXPECT_NE(h.find("static __always_inline __s32 tpkit_sched_process_fork_child_pid(void *ctx)"),
+              std::string::npos);
+}
+
+TEST(TpgenRecords, EventsOfAClassShareTheClassStruct)
+{
+    for (const char* k : {"6.1", "6.18"}) {
+        for (const char* e : {"netif_receive_skb", "netif_rx", "net_dev_queue"}) {
+            auto found = tpgen::find_record_struct(kernel_btf(k), formats(k).read({"net", e}));
+            ASSERT_TRUE(found) << k << " " << e;
+            EXPECT_EQ(found->name, "trace_event_raw_net_dev_template") << k << " " << e;
+        }
+        auto fork = tpgen::find_record_struct(kernel_btf(k), formats(k).read({"sched", "sched_process_fork"}));
+        ASSERT_TRUE(fork);
+        EXPECT_EQ(fork->name, "trace_event_raw_sched_process_fork");
+        EXPECT_FALSE(tpgen::find_record_struct(kernel_btf(k), formats(k).read({"syscalls", "sys_enter_read"})));
+    }
+    std::string h = generate(goldens()[3]);
+    EXPECT_EQ(h.find("struct trace_event_raw_net_dev_template___tpkit {"),
+              h.rfind("struct trace_event_raw_net_dev_template___tpkit {"));
+    EXPECT_NE(h.find("tpkit_netif_rx_len(void *ctx)"), std::string::npos);
+    EXPECT_NE(h.find("tpkit_netif_receive_skb_name(void *ctx, char *dst, __u32 size)"), std::string::npos);
+}
+
+TEST(TpgenRecords, EventsWithoutBtfStructGetPlainStructsThatSaySo)
+{
+    std::string h = generate(goldens()[4]);
+    std::string block = struct_block(h, "tpkit_sys_enter_openat");
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(block.find("preserve_access_index"), std::string::npos) << block;
+    EXPECT_NE(h.find("no BTF struct"), std::string::npos);
+    EXPECT_NE(block.find("\t__u8 __pad_12[4];"), std::string::npos) << block;
+}
+
+TEST(TpgenRecords, EveryEventOfBothReferenceKernelsCompilesForBpf)
+{
+    std::map<std::string, std::size_t> expected_events = {{"6.1", 1390}, {"6.18", 2323}};
+    for (const auto& [version, count] : expected_events) {
+        Flavour k = kernel(version);
+        auto events = names({"*:*"}, k);
+        EXPECT_EQ(events.size(), count);
+        std::string header = tpgen::generate_header({k}, events);
+        std::size_t asserts = 0;
+        for (auto p = header.find("_Static_assert(sizeof"); p != std::string::npos;
+             p = header.find("_Static_assert(sizeof", p + 1))
+            ++asserts;
+        EXPECT_GT(asserts, count / 3) << version; // one per struct; classes are shared
+        EXPECT_EQ(compile(header, false, false, "all-" + version + "-alone"), "");
+        EXPECT_EQ(compile(header, true, false, "all-" + version + "-vmlinux"), "");
+    }
+}
+
+TEST(TpgenHeaders, CommittedHeadersAreFresh)
+{
+    std::ifstream list(tp_dir / "headers.list");
+    ASSERT_TRUE(list) << tp_dir / "headers.list";
+    std::string line;
+    int headers = 0;
+    while (std::getline(list, line)) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        auto colon = line.find(':');
+        ASSERT_NE(colon, std::string::npos) << line;
+        std::istringstream head(line.substr(0, colon)), events_text(line.substr(colon + 1));
+        std::string file, mode, event;
+        head >> file >> mode;
+        std::vector<std::string> patterns;
+        while (events_text >> event)
+            patterns.push_back(event);
+        ASSERT_FALSE(patterns.empty()) << line;
+        SCOPED_TRACE(file);
+        std::string text;
+        if (mode == "--raw") {
+            Flavour k = kernel("6.18");
+            text = tpgen::generate_raw_header(k, names(patterns, k));
+        } else {
+            ASSERT_TRUE(mode.empty()) << line;
+            auto flavours = reference_flavours();
+            text = tpgen::generate_header(flavours, tpgen::expand(patterns, {flavours[0].formats,
+                                                                             flavours[1].formats}));
+        }
+        expect_file(tp_dir / file, text);
+        ++headers;
+    }
+    EXPECT_GE(headers, 3);
+}
+
+TEST(TpgenInput, TarballsAndDirectoriesHoldTheSameEvents)
+{
+    FormatSet tar = FormatSet::open(data_dir / "formats/linux-6.1.tar.gz");
+    EXPECT_EQ(tar.label(), "linux-6.1");
+    EXPECT_EQ(formats("6.1").label(), "linux-6.1");
+    auto from_tar = tar.events();
+    EXPECT_EQ(from_tar.size(), 1390u);
+    EXPECT_EQ(tar.read({"sched", "sched_process_fork"}).id, 308u);
+}
+
+TEST(TpgenInput, GlobsExpandInOrderOnceEachAndUnknownEventsFail)
+{
+    auto got = names({"net:netif_rx", "net:netif_r*", "sched:sched_process_f*"}, kernel("6.18"));
+    std::vector<std::string> text;
+    for (const auto& n : got)
+        text.push_back(n.str());
+    EXPECT_EQ(text, (std::vector<std::string>{"net:netif_rx", "net:netif_receive_skb",
+                                              "net:netif_receive_skb_entry",
+                                              "net:netif_receive_skb_exit",
+                                              "net:netif_receive_skb_list_entry",
+                                              "net:netif_receive_skb_list_exit",
+                                              "net:netif_rx_entry", "net:netif_rx_exit",
+                                              "sched:sched_process_fork",
+                                              "sched:sched_process_free"}));
+    try {
+        names({"net:no_such_event*"}, kernel("6.18"));
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Exit::unknown_target);
+        EXPECT_NE(std::string(e.what()).find("net:no_such_event*"), std::string::npos);
+    }
+    EXPECT_THROW(names({"no-colon"}, kernel("6.18")), Error);
+}
+
+namespace {
+
+// A format set holding one made-up event "tpgen_test:EVENT" with FIELDS after the common ones.
+struct FakeEvent {
+    fs::path dir;
+    std::unique_ptr<FormatSet> set;
+
+    FakeEvent(const std::string& event, const std::string& fields)
+    {
+        dir = scratch_dir() / ("fake-" + event);
+        fs::create_directories(dir / "tpgen_test" / event);
+        std::ofstream(dir / "tpgen_test" / event / "format")
+            << "name: " << event << "\nID: 9999\nformat:\n"
+            << "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+            << "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+            << "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+            << "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+            << fields << "\nprint fmt: \"x\"\n";
+        set = std::make_unique<FormatSet>(FormatSet::open(dir));
+    }
+
+    std::string generate() const
+    {
+        Flavour k{"tpkit", set.get(), &kernel_btf("6.18")};
+        return tpgen::generate_header({k}, set->events());
+    }
+
+    std::string error() const
+    {
+        try {
+            generate();
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "";
+    }
+};
+
+} // namespace
+
+TEST(TpgenErrors, WhatCannotBeExpressedIsAnErrorNamingEventAndField)
+{
+    FakeEvent odd("odd_int", "\tfield:u8 pad[3];\toffset:8;\tsize:3;\tsigned:0;\n"
+                             "\tfield:int24 weird;\toffset:12;\tsize:3;\tsigned:0;\n");
+    EXPECT_EQ(odd.error(), "tpgen_test:odd_int field 'weird': an integer of 3 bytes");
+
+    FakeEvent overlap("overlap", "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+                                 "\tfield:int b;\toffset:10;\tsize:4;\tsigned:1;\n");
+    EXPECT_EQ(overlap.error(),
+              "tpgen_test:overlap field 'b': overlaps the previous field (offset 10 < 12)");
+
+    FakeEvent ptr("short_ptr", "\tfield:void * p;\toffset:8;\tsize:4;\tsigned:0;\n");
+    EXPECT_EQ(ptr.error(), "tpgen_test:short_ptr field 'p': a pointer of 4 bytes");
+
+    // A 6.1 record against 6.18's BTF: the layouts differ, and tpgen says so.
+    Flavour wrong{"v6_1", &formats("6.1"), &kernel_btf("6.18")};
+    try {
+        tpgen::generate_header({wrong}, {{"sched", "sched_process_fork"}});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("sched:sched_process_fork"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+    }
+}
+
+TEST(TpgenRecords, RelLocAndPackedFieldsLandAtTheirOffsets)
+{
+    FakeEvent rel("rel_event", "\tfield:__rel_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+                               "\tfield:u64 odd;\toffset:12;\tsize:8;\tsigned:0;\n"
+                               "\tfield:__data_loc u8[] blob;\toffset:20;\tsize:4;\tsigned:0;\n");
+    std::string h = rel.generate();
+    std::string block = struct_block(h, "tpkit_rel_event");
+    EXPECT_NE(block.find("__attribute__((packed))"), std::string::npos) << block;
+    EXPECT_NE(h.find("offsetof(struct tpkit_rel_event, odd) == 12"), std::string::npos);
+    EXPECT_NE(h.find("sizeof(struct tpkit_rel_event) == 24"), std::string::npos);
+    EXPECT_NE(h.find("__builtin_offsetof(struct tpkit_rel_event, __rel_loc_name) + 4 + (loc & 0xFFFF)"),
+              std::string::npos)
+        << h;
+    EXPECT_NE(h.find("long tpkit_rel_event_blob(void *ctx, void *dst, __u32 size)"), std::string::npos);
+    EXPECT_NE(h.find("struct tpkit_tp_loc tpkit_rel_event_name_loc(void *ctx)"), std::string::npos);
+    EXPECT_EQ(compile(h, false, true, "rel-alone"), "");
+}
