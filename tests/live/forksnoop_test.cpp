@@ -119,8 +119,9 @@ TEST(ForksnoopLive, CommFilterKeepsOnlyThatParent)
     EXPECT_EQ(events_from(tool, wanted.forker).events.size(), 10u);
     for (const auto& line : tool.lines()) {
         auto e = tpkit::live::parse_flat_json(line);
-        if (e.count("parent_comm"))
+        if (e.count("parent_comm")) {
             EXPECT_EQ(e["parent_comm"], "tpk-wanted") << line;
+        }
     }
 }
 
@@ -149,7 +150,8 @@ TEST(ForksnoopLive, PidOfAnotherProcessExcludesOurForks)
     EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
     for (const auto& line : tool.lines()) {
         auto e = tpkit::live::parse_flat_json(line);
-        if (e.count("parent_pid"))
+        if (e.count("parent_pid")) {
             EXPECT_EQ(e["parent_pid"], std::to_string(idle)) << line;
+        }
     }
 }

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <map>
 
 using namespace std::chrono_literals;
@@ -24,16 +26,39 @@ namespace {
 constexpr int udp_ip_overhead = 28; // IPv4 header + UDP header: the IP packet length
 constexpr std::size_t marker_payload = 1200; // lands in [1024, 2047], kept apart from the test
 
-// A network namespace made with `ip netns add`, removed on every exit path.
+// A private network namespace with its loopback up, held by a child process: it goes away with
+// that process on every exit path, and needs no mounts (unlike `ip netns add`).
 class NetNs {
 public:
-    NetNs() : name_("tpkit-test-" + std::to_string(getpid()))
+    NetNs()
     {
-        run("ip netns add " + name_);
-        run("ip -n " + name_ + " link set lo up");
+        int ready[2];
+        if (pipe(ready) != 0)
+            throw std::runtime_error("pipe failed");
+        holder_ = fork();
+        if (holder_ == 0) {
+            close(ready[0]);
+            if (unshare(CLONE_NEWNET) != 0 || !loopback_up())
+                _exit(1);
+            char ok = 1;
+            if (write(ready[1], &ok, 1) != 1)
+                _exit(1);
+            pause();
+            _exit(0);
+        }
+        close(ready[1]);
+        char ok = 0;
+        bool up = read(ready[0], &ok, 1) == 1 && ok == 1;
+        close(ready[0]);
+        if (!up)
+            throw std::runtime_error("cannot make a network namespace");
     }
-    ~NetNs() { std::system(("ip netns del " + name_ + " 2>/dev/null").c_str()); }
-    const std::string& name() const { return name_; }
+    ~NetNs()
+    {
+        kill(holder_, SIGKILL);
+        waitpid(holder_, nullptr, 0);
+    }
+    std::string path() const { return "/proc/" + std::to_string(holder_) + "/ns/net"; }
 
     // Sends `count` UDP datagrams of `payload` bytes to a bound socket on 127.0.0.1 from inside
     // the namespace (a bound receiver: no ICMP port-unreachable packets join the count).
@@ -41,7 +66,7 @@ public:
     {
         pid_t child = fork();
         if (child == 0) {
-            int ns = open(("/var/run/netns/" + name_).c_str(), O_RDONLY);
+            int ns = open(path().c_str(), O_RDONLY);
             if (ns < 0 || setns(ns, CLONE_NEWNET) != 0)
                 _exit(10);
             int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -72,12 +97,18 @@ public:
     }
 
 private:
-    static void run(const std::string& command)
+    static bool loopback_up()
     {
-        if (std::system(command.c_str()) != 0)
-            throw std::runtime_error("failed: " + command);
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        ifreq ifr{};
+        std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+        bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
+        ifr.ifr_flags |= IFF_UP;
+        up = up && ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
+        close(fd);
+        return up;
     }
-    std::string name_;
+    pid_t holder_ = -1;
 };
 
 // Buckets (low → count) summed over every histogram line whose "key" is `key`.
@@ -104,7 +135,7 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
 {
     TPKIT_REQUIRE_LIVE();
     NetNs ns;
-    std::vector<std::string> argv{"/usr/bin/env", "ip", "netns", "exec", ns.name(),
+    std::vector<std::string> argv{"/usr/bin/nsenter", "--net=" + ns.path(),
                                   tpkit::live::tool_path("netrxlen"), "--json", "0.1"};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     ToolRun tool(argv);
