@@ -3,7 +3,7 @@
 # Does nothing (and needs no network) when every package is already present.
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-  libcli11-dev libfmt-dev googletest libgtest-dev iproute2 procps kmod util-linux busybox-static"
+  libcli11-dev libfmt-dev googletest libgtest-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"

@@ -1,0 +1,121 @@
+#!/bin/bash
+# Runs tpkit's binaries on another kernel: fetches a Debian kernel package, boots it under qemu
+# (TCG, no KVM) with an initramfs of busybox + the binaries + their shared libraries, lets
+# vm-init.sh run its checks there, and asserts on what the serial console says.
+#
+#   run-kernel-test.sh KERNEL_PACKAGE_REGEX WORK_DIR HELPER TOOL...
+#
+# KERNEL_PACKAGE_REGEX  apt package names to choose from (extended regex); the newest version
+#                       apt knows wins, e.g. '^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
+# WORK_DIR              scratch space (initramfs tree, console log)
+# HELPER                the static tpk-vmhelper
+# TOOL...               tpkit binaries to run in the VM (vm-init.sh checks those present)
+#
+# Environment: TPKIT_KERNEL_CACHE (default /var/cache/tpkit-kernels, else ~/.cache/tpkit-kernels
+# when that is not writable) keeps the .deb so later runs need no network; TPKIT_VM_TIMEOUT
+# (seconds, default 240) bounds the VM. Exit 0: every check passed; 77: skipped (no qemu, no
+# kernel to be had) unless TPKIT_REQUIRE_BPF=1, which turns a skip into a failure; else 1.
+set -euo pipefail
+
+[ $# -ge 4 ] || { echo "usage: $0 KERNEL_PACKAGE_REGEX WORK_DIR HELPER TOOL..." >&2; exit 2; }
+regex=$1 work=$2 helper=$3
+shift 3
+here=$(cd "$(dirname "$0")" && pwd)
+
+skip() {
+  if [ "${TPKIT_REQUIRE_BPF:-0}" = 1 ]; then
+    echo "FAIL: TPKIT_REQUIRE_BPF=1 but the kernel test cannot run: $*"
+    exit 1
+  fi
+  echo "SKIP: $*"
+  exit 77
+}
+die() { echo "FAIL: $*"; exit 1; }
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
+[ -x /bin/busybox ] || skip "/bin/busybox not installed (package busybox-static)"
+for f in "$helper" "$@"; do [ -x "$f" ] || die "$f is not built"; done
+
+# ---- the kernel: newest matching package, downloaded once ------------------------------------
+cache=${TPKIT_KERNEL_CACHE:-/var/cache/tpkit-kernels}
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/tpkit-kernels
+  mkdir -p "$cache"
+fi
+newest_cached() {
+  local deb
+  for deb in "$cache"/*.deb; do
+    [ -e "$deb" ] || continue
+    basename "$deb" | cut -d_ -f1 | grep -qE "$regex" && echo "$deb"
+  done | sort -V | tail -n 1
+}
+package=$(apt-cache pkgnames 2>/dev/null | grep -E "$regex" | sort -V | tail -n 1 || true)
+deb=""
+if [ -n "$package" ]; then
+  version=$(apt-cache policy "$package" | sed -n 's/^ *Candidate: //p')
+  deb=$(ls "$cache/${package}_${version/*:/}_"*.deb 2>/dev/null | head -n 1 || true)
+  if [ -z "$deb" ]; then
+    echo "fetching $package $version into $cache"
+    (cd "$cache" && apt-get download -q "$package" 2>&1 | grep -v '^W: Download is performed unsandboxed') ||
+      echo "apt-get download $package failed"
+    deb=$(ls "$cache/${package}_"*.deb 2>/dev/null | sort -V | tail -n 1 || true)
+  fi
+fi
+[ -n "$deb" ] || deb=$(newest_cached)
+if [ -z "$deb" ]; then
+  [ -n "$package" ] && skip "could not download $package (no network?) and $cache has no kernel matching '$regex'"
+  skip "apt knows no package matching '$regex' (apt-get update?) and $cache has none"
+fi
+vmlinuz=${deb%.deb}.vmlinuz
+if [ ! -s "$vmlinuz" ]; then
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/vmlinuz-*' > "$vmlinuz.tmp"
+  mv "$vmlinuz.tmp" "$vmlinuz"
+fi
+echo "kernel: $(basename "$deb")"
+
+# ---- the initramfs ---------------------------------------------------------------------------
+root=$work/initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,tpkit/bin,proc,sys,dev,tmp}
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh" # for /init's #!; vm-init.sh installs the other applets
+cp /bin/busybox "$root/bin/tpkforker" # a shell whose forks carry a comm of our choosing
+cp "$helper" "$root/bin/tpk-vmhelper"
+cp "$@" "$root/tpkit/bin/"
+install -m 755 "$here/vm-init.sh" "$root/init"
+# Every shared library the binaries load, at the path ldd resolved, and the dynamic loader.
+for f in /bin/busybox "$helper" "$@"; do
+  ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' || true
+done | sort -u | while read -r lib; do
+  mkdir -p "$root$(dirname "$lib")"
+  cp -L "$lib" "$root$lib"
+done
+initrd=$work/initramfs.cpio.gz
+(cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 > "$initrd"
+echo "initramfs: $(du -h "$initrd" | cut -f1)"
+
+# ---- boot ------------------------------------------------------------------------------------
+console=$work/console.log
+start=$(date +%s)
+status=0
+timeout -k 5 "${TPKIT_VM_TIMEOUT:-240}" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic \
+  -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
+  -append "console=ttyS0 quiet panic=-1" </dev/null >"$console" 2>&1 || status=$?
+echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
+
+# ---- verdict ---------------------------------------------------------------------------------
+tr -d '\r' <"$console" | grep -o 'TPK-.*' >"$work/markers" || true
+cat "$work/markers"
+failed=""
+plan=$(sed -n 's/^TPK-PLAN //p' "$work/markers")
+[ -n "$plan" ] || failed="the VM never reported its checks"
+for check in $plan; do
+  grep -q "^TPK-CHECK $check ok" "$work/markers" || failed="$failed $check"
+done
+grep -q '^TPK-DONE' "$work/markers" || failed="$failed (no TPK-DONE: the VM stopped early)"
+if [ -n "$failed" ]; then
+  echo "---- last lines of the console ($console) ----"
+  tr -d '\r' <"$console" | grep -v '^TPK-' | tail -n 40
+  die "on $(sed -n 's/^TPK-KERNEL //p' "$work/markers"): $failed"
+fi
+echo "PASS: $(echo $plan | wc -w) checks on $(sed -n 's/^TPK-KERNEL //p' "$work/markers")"
