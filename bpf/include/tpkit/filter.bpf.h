@@ -169,26 +169,33 @@ static __always_inline bool tpkit_filter_string(void *ctx,
 	return false;
 }
 
-/* Whether the event whose record is ctx passes the filter. */
+/* Whether the event whose record is ctx passes the filter.
+ *
+ * pc is the loop's only variable: it is a known constant at every step (targets come from
+ * rodata) and only moves forward, so the verifier follows each instruction once per path into it
+ * and merges paths that meet at the same pc. A separate step counter would keep states that
+ * reach the same pc after different numbers of steps apart, and the largest programs would
+ * exceed the verifier's 1M-instruction budget. */
 static __always_inline bool tpkit_filter_match(void *ctx, const volatile struct tpkit_filter_prog *prog)
 {
 	__u32 len = prog->len, pc = 0;
 
 	if (len > TPKIT_FILTER_MAX_INSNS)
 		return false;
-	for (int step = 0; step < TPKIT_FILTER_MAX_INSNS; step++) {
-		const volatile struct tpkit_filter_insn *insn;
+	while (pc < len) {
+		const volatile struct tpkit_filter_insn *insn = &prog->insns[pc];
+		__u32 next;
 		bool holds;
 
-		if (pc >= len)
-			break;
-		insn = &prog->insns[pc];
 		if (insn->source == TPKIT_FILTER_SRC_UNSIGNED || insn->source == TPKIT_FILTER_SRC_SIGNED ||
 		    insn->source == TPKIT_FILTER_SRC_CPU)
 			holds = tpkit_filter_compare(insn, tpkit_filter_number(ctx, insn));
 		else
 			holds = tpkit_filter_string(ctx, prog, insn);
-		pc = holds == insn->branch_on ? insn->target : pc + 1;
+		next = holds == insn->branch_on ? insn->target : pc + 1;
+		if (next <= pc)
+			return false; /* malformed: never loop */
+		pc = next;
 	}
 	return pc == len;
 }
