@@ -146,6 +146,9 @@ check_netrxlen_per_dev() { netrxlen_exact lo --per-dev; }
 # ---- run ------------------------------------------------------------------------------------
 
 echo "TPK-KERNEL $(uname -r)"
+# Which sched_process_fork layout this kernel has (inline char[16] comm, or __data_loc).
+echo "TPK-INFO sched_process_fork $(grep -o 'field:[^;]*parent_comm[^;]*;[^;]*;[^;]*;' \
+	/sys/kernel/tracing/events/sched/sched_process_fork/format | tr -s '\t' ' ')"
 echo "TPK-PLAN" $CHECKS
 for check in $CHECKS; do
 	rm -rf $OUT && mkdir -p $OUT
