@@ -728,6 +728,9 @@ std::string generate_header(const std::vector<Flavour>& flavours,
                 it = records.emplace(r.name, std::move(r)).first;
                 struct_order.push_back(it->first);
             } else if (it->second.body() != r.body()) {
+                if (!r.core())
+                    fail(event, "", "its layout differs between kernels and, with no BTF struct, "
+                                    "cannot be chosen at load time");
                 fail(event, "", fmt::format("its layout differs from other events of struct {}",
                                             r.name));
             }

@@ -423,6 +423,22 @@ TEST(TpgenErrors, WhatCannotBeExpressedIsAnErrorNamingEventAndField)
     FakeEvent ptr("short_ptr", "\tfield:void * p;\toffset:8;\tsize:4;\tsigned:0;\n");
     EXPECT_EQ(ptr.error(), "tpgen_test:short_ptr field 'p': a pointer of 4 bytes");
 
+    // Real kernels: what one getter cannot cover across 6.1 and 6.18.
+    auto flavoured_error = [](const TracepointName& event) {
+        try {
+            tpgen::generate_header(reference_flavours(), {event});
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(flavoured_error({"dev", "devres_log"}),
+              "dev:devres_log field 'name': a scalar on one kernel and an array on another "
+              "(v6_1, v6_18)");
+    EXPECT_EQ(flavoured_error({"ftrace", "branch"}),
+              "ftrace:branch: its layout differs between kernels and, with no BTF struct, cannot "
+              "be chosen at load time");
+
     // A 6.1 record against 6.18's BTF: the layouts differ, and tpgen says so.
     Flavour wrong{"v6_1", &formats("6.1"), &kernel_btf("6.18")};
     try {
