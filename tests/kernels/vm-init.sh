@@ -25,8 +25,8 @@ exec 2>&1
 
 CHECKS="forksnoop_tracepoint forksnoop_raw forksnoop_perf_buffer forksnoop_raw_perf_buffer
         netrxlen_receive_skb netrxlen_netif_rx netrxlen_per_dev"
-[ -x $BIN/tphist ] && CHECKS="$CHECKS tphist_fork_child_pid"
-[ -x $BIN/tpsnoop ] && CHECKS="$CHECKS tpsnoop_fork_comm"
+[ -x $BIN/tphist ] && CHECKS="$CHECKS tphist_netif_receive_skb tphist_fork_child_pid"
+[ -x $BIN/tpsnoop ] && CHECKS="$CHECKS tpsnoop_fork"
 
 # ---- helpers --------------------------------------------------------------------------------
 
@@ -112,21 +112,13 @@ check_forksnoop_raw() { forksnoop_exact --raw; }
 check_forksnoop_perf_buffer() { forksnoop_exact --perf-buffer; }
 check_forksnoop_raw_perf_buffer() { forksnoop_exact --raw --perf-buffer; }
 
-# ---- netrxlen: UDP datagrams of known sizes on lo, in exactly the expected log2 buckets ------
+# ---- histograms: UDP datagrams of known sizes on lo, in exactly the expected log2 buckets ----
 
-# IP lengths (payload + 28) 38, 60, 128, 200, 328 → buckets [32,63] 7+5, [128,255] 11+3,
-# [256,511] 13. Markers of 1200 bytes land in [1024,2047] and are left out.
-NET_EXPECTED="32:12 128:14 256:13"
-netrxlen_exact() {
-	key=$1; shift
-	start_tool $BIN/netrxlen --json --dev lo "$@" 0.2
-	handshake '"low":1024' 'tpk-vmhelper udp 1200 1' || return 1
-	for sent in "10 7" "32 5" "100 11" "172 3" "300 13"; do
-		tpk-vmhelper udp $sent || { fail "tpk-vmhelper udp $sent failed"; return 1; }
-	done
-	stop_tool || return 1
-	got=$(awk "$AWK_JSON"'
-		index($0, "\"buckets\"") && field($0, "key") == "'"$key"'" {
+# "low:count ..." summed over the tool's JSON histogram lines whose key is $1 (empty buckets and
+# the [1024,2047] marker bucket left out), sorted by low.
+hist_buckets() {
+	awk "$AWK_JSON"'
+		index($0, "\"buckets\"") && field($0, "key") == "'"$1"'" {
 			n = split($0, parts, "\"low\":");
 			for (i = 2; i <= n; i++) {
 				split(parts[i], v, /[,}]/); low = v[1];
@@ -134,14 +126,82 @@ netrxlen_exact() {
 			}
 		}
 		END { for (low in count) if (count[low] && low != 1024) print low ":" count[low] }' \
-		$OUT/tool.out | sort -n | tr '\n' ' ')
-	echo "buckets (low:count): $got"
-	[ "$got" = "$NET_EXPECTED " ] || fail "buckets $got, expected $NET_EXPECTED"
+		$OUT/tool.out | sort -n | tr '\n' ' '
 }
 
-check_netrxlen_receive_skb() { netrxlen_exact ""; }
-check_netrxlen_netif_rx() { netrxlen_exact "" --event netif_rx; }
-check_netrxlen_per_dev() { netrxlen_exact lo --per-dev; }
+# Runs a histogram tool printing every 0.2 s ($2...), sends the datagrams and compares the
+# histogram of key $1. IP lengths (payload + 28) 38, 60, 128, 200, 328 → buckets [32,63] 7+5,
+# [128,255] 11+3, [256,511] 13. The 1200-byte markers land in [1024,2047] and are left out.
+udp_hist_exact() {
+	key=$1; shift
+	start_tool "$@" 0.2
+	handshake '"low":1024' 'tpk-vmhelper udp 1200 1' || return 1
+	for sent in "10 7" "32 5" "100 11" "172 3" "300 13"; do
+		tpk-vmhelper udp $sent || { fail "tpk-vmhelper udp $sent failed"; return 1; }
+	done
+	stop_tool || return 1
+	got=$(hist_buckets "$key")
+	echo "buckets (low:count): $got"
+	[ "$got" = "32:12 128:14 256:13 " ] || fail "buckets $got, expected 32:12 128:14 256:13"
+}
+
+check_netrxlen_receive_skb() { udp_hist_exact "" $BIN/netrxlen --json --dev lo; }
+check_netrxlen_netif_rx() { udp_hist_exact "" $BIN/netrxlen --json --dev lo --event netif_rx; }
+check_netrxlen_per_dev() { udp_hist_exact lo $BIN/netrxlen --json --dev lo --per-dev; }
+# lo is the VM's only device: every packet of the event is one of ours.
+check_tphist_netif_receive_skb() { udp_hist_exact "" $BIN/tphist net:netif_receive_skb len --json; }
+
+# ---- generic tools on the 6.1 fork layout: a string filter on the inline comm, child_pid ----
+
+# Both filter on parent_comm ~ "tpk*": tpk-vmhelper's thread is the marker, tpkforker's children
+# are counted, and the forks of everything else (this shell, kernel threads) must not show.
+
+# tphist: one histogram per comm; tpkforker's is exactly the log2 buckets of its children's pids.
+check_tphist_fork_child_pid() {
+	start_tool $BIN/tphist sched:sched_process_fork child_pid --by comm --json \
+		--filter 'parent_comm ~ "tpk*"' 0.2
+	handshake '"key":"tpk-vmhelper"' 'tpk-vmhelper threads 1' || return 1
+	fork_batch > $OUT/forks
+	stop_tool || return 1
+	want=$(awk 'FNR > 1 { low = 1; while (low * 2 <= $1) low *= 2; n[low]++ }
+		END { for (low in n) print low ":" n[low] }' $OUT/forks | sort -n | tr '\n' ' ')
+	got=$(hist_buckets tpkforker)
+	echo "tpkforker buckets (low:count): $got"
+	[ "$got" = "$want" ] || { fail "buckets $got, expected $want"; return 1; }
+	others=$(grep -o '"key":"[^"]*"' $OUT/tool.out | sort -u | grep -vE 'tpkforker|tpk-vmhelper')
+	[ -z "$others" ] || fail "the filter let through $others"
+}
+
+# tpsnoop: each child of tpkforker exactly once, with the pids and comms of the batch (the
+# event's own fields, nested under "fields", and the task's comm and pid around them).
+check_tpsnoop_fork() {
+	start_tool $BIN/tpsnoop sched:sched_process_fork --json --filter 'parent_comm ~ "tpk*"'
+	handshake '"parent_comm":"tpk-vmhelper"' 'tpk-vmhelper threads 1' || return 1
+	fork_batch > $OUT/forks
+	stop_tool || return 1
+	awk "$AWK_JSON"'
+		FILENAME == ARGV[1] { if (FNR == 1) forker = $1; else { want[$1] = 1; n++ } next }
+		!index($0, "\"parent_comm\"") { next }
+		field($0, "parent_comm") !~ /^tpk/ { print "the filter let through " $0; bad++; next }
+		field($0, "parent_comm") != "tpkforker" { next }
+		{
+			seen++; child = field($0, "child_pid");
+			if (!(child in want)) { print "unexpected child " $0; bad++; next }
+			if (got[child]++) { print "twice: " $0; bad++ }
+			if (field($0, "parent_pid") != forker || field($0, "pid") != forker ||
+			    field($0, "child_comm") != "tpkforker" || field($0, "comm") != "tpkforker") {
+				print "wrong parent or comm: " $0; bad++
+			}
+		}
+		END {
+			for (c in want) if (!(c in got)) { print "missing child " c; bad++ }
+			printf "%d events for %d children\n", seen, n;
+			exit (bad || seen != '$FORKS') ? 1 : 0
+		}' $OUT/forks $OUT/tool.out > $OUT/verdict
+	verdict=$?
+	cat $OUT/verdict
+	[ $verdict = 0 ] || fail "$(head -n 3 $OUT/verdict | tr '\n' ';')"
+}
 
 # ---- run ------------------------------------------------------------------------------------
 
