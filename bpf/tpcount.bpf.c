@@ -1,0 +1,44 @@
+// tpcount's engine: counts the events of one tracepoint chosen at run time, in total or by a
+// --by key. One instance per event; the instances share their maps.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <tpkit/engine.bpf.h>
+#include <tpkit/task.bpf.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Without --by: one cumulative counter per event index (user space prints differences). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* set to the number of events */
+	__type(key, __u32);
+	__type(value, __u64);
+} totals SEC(".maps");
+
+/* With --by: one counter per key, drained at every interval. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1); /* set with --by */
+	__type(key, struct tpkit_engine_key);
+	__type(value, __u64);
+} by_key SEC(".maps");
+
+SEC("tracepoint")
+int count_event(void *ctx)
+{
+	struct tpkit_engine_key key = {};
+	__u32 event = tpkit_config.event;
+	__u64 zero = 0, *count;
+
+	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
+		return 0;
+	if (tpkit_config.key_source == TPKIT_KEY_NONE) {
+		count = bpf_map_lookup_elem(&totals, &event);
+	} else {
+		tpkit_engine_key(ctx, &key);
+		count = tpkit_lookup_or_init(&by_key, &key, &zero);
+	}
+	if (count)
+		*count += 1;
+	return 0;
+}

@@ -1,0 +1,105 @@
+// tphist's engine: a histogram of one integer field of a tracepoint chosen at run time, log2,
+// log-linear or linear, in total or by a --by key.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <tpkit/engine.bpf.h>
+#include <tpkit/hist.h>
+#include <tpkit/task.bpf.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Without --by: one cumulative histogram (user space prints differences); only the map of the
+ * chosen layout is used, the others stay at one small entry. */
+#define TOTAL_MAP(name, hist_type)                  \
+	struct {                                    \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); \
+		__uint(max_entries, 1);             \
+		__type(key, __u32);                 \
+		__type(value, hist_type);           \
+	} name SEC(".maps")
+/* With --by: one histogram per key, drained at every interval. */
+#define KEYED_MAP(name, hist_type)                  \
+	struct {                                    \
+		__uint(type, BPF_MAP_TYPE_PERCPU_HASH); \
+		__uint(max_entries, 1); /* set with --by */ \
+		__type(key, struct tpkit_engine_key); \
+		__type(value, hist_type);           \
+	} name SEC(".maps")
+
+TOTAL_MAP(log2_total, struct tpkit_log2_hist);
+TOTAL_MAP(loglinear_total, struct tpkit_loglinear_hist);
+TOTAL_MAP(linear_total, struct tpkit_linear_hist);
+KEYED_MAP(log2_by_key, struct tpkit_log2_hist);
+KEYED_MAP(loglinear_by_key, struct tpkit_loglinear_hist);
+KEYED_MAP(linear_by_key, struct tpkit_linear_hist);
+
+/* Zero-filled, large enough for every layout: a key's first histogram without stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpkit_linear_hist);
+} empty_hist SEC(".maps");
+
+/* Values of a signed field below zero: outside every bucket, counted here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} negatives SEC(".maps");
+
+static __always_inline __u64 *histogram_slots(void *ctx, void *total_map, void *keyed_map)
+{
+	struct tpkit_engine_key key = {};
+	__u32 zero = 0;
+	void *empty;
+
+	if (tpkit_config.key_source == TPKIT_KEY_NONE)
+		return bpf_map_lookup_elem(total_map, &zero);
+	empty = bpf_map_lookup_elem(&empty_hist, &zero);
+	if (!empty)
+		return 0;
+	tpkit_engine_key(ctx, &key);
+	return tpkit_lookup_or_init(keyed_map, &key, empty);
+}
+
+SEC("tracepoint")
+int hist_event(void *ctx)
+{
+	__u64 value, *slots;
+	__u32 slot, zero = 0;
+
+	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
+		return 0;
+	value = tpkit_field_number(ctx, &tpkit_config.value);
+	if (tpkit_config.value.is_signed && (__s64)value < 0) {
+		__u64 *count = bpf_map_lookup_elem(&negatives, &zero);
+
+		if (count)
+			*count += 1;
+		return 0;
+	}
+	switch (tpkit_config.hist_layout) {
+	case TPKIT_HIST_LOG2:
+		slot = tpkit_log2_u64(value);
+		slots = histogram_slots(ctx, &log2_total, &log2_by_key);
+		if (slots && slot < TPKIT_LOG2_SLOTS)
+			slots[slot] += 1;
+		break;
+	case TPKIT_HIST_LOGLINEAR:
+		slot = tpkit_loglinear_slot(value, tpkit_config.sub_bits);
+		slots = histogram_slots(ctx, &loglinear_total, &loglinear_by_key);
+		if (slots && slot < TPKIT_LOGLINEAR_SLOTS)
+			slots[slot] += 1;
+		break;
+	case TPKIT_HIST_LINEAR:
+		slot = tpkit_linear_slot(value, tpkit_config.linear_min, tpkit_config.linear_max,
+					 tpkit_config.linear_step);
+		slots = histogram_slots(ctx, &linear_total, &linear_by_key);
+		if (slots && slot < TPKIT_LINEAR_SLOTS)
+			slots[slot] += 1;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+// Decoding raw tracepoint records in user space from the event's format (tpsnoop): integers by
+// size and signedness, pointers in hex, strings from char[N] and __data_loc/__rel_loc char[],
+// arrays element by element, anything else as hex bytes.
+#pragma once
+
+#include "tpkit/engine.h"
+#include "tpkit/format.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tpkit {
+
+struct DecodedValue {
+    enum class Kind {
+        integer, // number, is_signed
+        pointer, // number, printed in hex
+        string,  // text
+        array,   // elements (integers or pointers)
+        bytes,   // text holds the raw bytes
+        missing, // the record is too short for the field
+    };
+    Kind kind = Kind::missing;
+    bool is_signed = false;
+    std::uint64_t number = 0;
+    std::string text;
+    std::vector<DecodedValue> elements;
+
+    // trace_pipe style: 42, -1, 0xffff8880..., the string as is, [1,2,3], 0a0b0c
+    std::string str() const;
+    // As a JSON value: numbers, "0x…" strings for pointers, strings, arrays, "hex" for bytes,
+    // null when missing.
+    std::string json() const;
+};
+
+// Decodes field F of RECORD (the raw bytes as the kernel wrote them, little-endian).
+DecodedValue decode_field(const Field& f, std::span<const std::byte> record);
+
+// Which fields tpsnoop prints for an event: the -f list (names absent from this event are
+// skipped), or every field but common_* when the list is empty.
+std::vector<const Field*> fields_to_print(const EventFormat& format,
+                                          const std::vector<std::string>& selected);
+
+// One event as tpsnoop received it: header and raw record.
+struct SnoopEvent {
+    tpsnoop_header header{};
+    std::span<const std::byte> record;
+
+    // Splits a transport record; false when it is shorter than the header says.
+    static bool parse(std::span<const std::byte> data, SnoopEvent& out);
+    // The record's common_type: the event's ID.
+    std::uint32_t event_id() const;
+};
+
+// "comm-tid [cpu] TIME: event: a=1 b=x", TIME given by the caller (trace_pipe's layout).
+std::string snoop_text(const SnoopEvent& event, const EventFormat& format,
+                       const std::vector<const Field*>& fields, const std::string& time);
+
+// {"time":…,"event":"sys:event","comm":…,"pid":…,"tid":…,"cpu":…,"fields":{FIELD:VALUE,…}}; time_key and
+// time_value are given by the caller (a number).
+std::string snoop_json(const SnoopEvent& event, const EventFormat& format,
+                       const std::vector<const Field*>& fields, std::string_view time_key,
+                       std::int64_t time_value);
+
+} // namespace tpkit

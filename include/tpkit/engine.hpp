@@ -1,0 +1,115 @@
+// Configuring the generic engines (tpsnoop, tpcount, tphist) for tracepoints chosen at run time:
+// events found by name or glob, their fields resolved from the live format into the rodata of
+// include/tpkit/engine.h, and --by keys turned back into text.
+#pragma once
+
+#include "tpkit/cli.hpp"
+#include "tpkit/engine.h"
+#include "tpkit/filter.hpp"
+#include "tpkit/format.hpp"
+#include "tpkit/histogram.hpp"
+#include "tpkit/tracefs.hpp"
+
+#include <bpf/libbpf.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpkit {
+
+// tracefs_root()/events, where the tools find events and formats.
+std::filesystem::path live_events_root();
+
+// Events under EVENTS_ROOT (<root>/<system>/<event>/format) whose "system:event" matches GLOB
+// (shell wildcards * ? [..]); a glob without ':' matches either the system or the event name.
+// Empty glob: every event. Sorted by name.
+std::vector<TracepointName> list_events(const std::filesystem::path& events_root,
+                                        std::string_view glob);
+
+bool has_wildcard(std::string_view text);
+
+// One traced event, ready for an engine instance.
+struct EventPlan {
+    TracepointName name;
+    EventFormat format;
+    FilterProgram filter{};
+    tpkit_engine_config config{};
+};
+
+// Tools that take several events and [interval] [count] as positionals: the trailing numbers
+// (two at most) go to options.interval and options.count, the rest are returned as event names.
+// Bad numbers, or no event left → Error(usage).
+std::vector<std::string> split_interval_count(const std::vector<std::string>& positionals,
+                                              CommonOptions& options);
+
+// The events named by PATTERNS ("sys:event" or a glob), each with FILTER compiled against its
+// own format, config.event set to its index, and the record layout (configure_record) and
+// filter_on_copy set. Unknown event or a glob that matches nothing →
+// Error(unknown_target); a bad filter → Error(usage). At most max_events events.
+std::vector<EventPlan> plan_events(const std::filesystem::path& events_root,
+                                   const std::vector<std::string>& patterns,
+                                   std::string_view filter, std::size_t max_events = 1024);
+
+// The field NAME of an event; Error(unknown_target) naming the fields it has otherwise.
+const Field& find_field(const EventFormat& format, std::string_view name);
+
+// How an engine reads F: direct load, probe read, or one of the string forms. Fields that are
+// neither 1/2/4/8-byte integers nor strings give access TPKIT_FIELD_NONE.
+tpkit_field_spec field_spec(const Field& f);
+
+bool is_numeric(const Field& f);
+
+// What --by names: comm, pid, tid, cpu, or a field of the event(s).
+struct KeyChoice {
+    tpkit_key_source source = TPKIT_KEY_NONE;
+    std::string field; // TPKIT_KEY_FIELD only
+    std::string name() const; // column heading: "comm", "pid", the field's name
+};
+
+// Parses --by (empty: no key). `allowed` lists the generic keys the tool takes.
+KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed);
+
+// Sets config.key_source/key_field for the event; a field that is not in the format →
+// Error(unknown_target), one that can be neither a number nor a string → Error(usage).
+// common_pid is read as the current thread's ID (what the kernel writes there); the other
+// common_* fields → Error(usage).
+void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format);
+
+// A key read back from a map, as text: the comm or string, the number in decimal (hex for a
+// pointer field).
+std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice,
+                     const EventFormat& format);
+
+// tphist: sets config.value to the numeric field NAME. Unknown → Error(unknown_target); a string,
+// array, oddly sized or common_* field → Error(usage) saying what it is.
+void configure_value(tpkit_engine_config& config, const EventFormat& format, std::string_view name);
+
+// The event's ID, the record's fixed size and where its dynamic fields are, so that BPF can copy
+// the whole record. More than TPKIT_SNOOP_MAX_DYNAMIC dynamic fields → Error(usage).
+void configure_record(tpkit_engine_config& config, const EventFormat& format);
+
+// tphist's histogram from the summed slots of the map of config.hist_layout.
+Histogram histogram_from_slots(const tpkit_engine_config& config,
+                               std::span<const std::uint64_t> slots);
+
+// tplist: "sys:event", and with fields one line per field with type, offset, size, signedness.
+std::string describe_event(const EventFormat& format, bool with_fields);
+// {"event":"sys:event","id":N[,"fields":[{"name":…,"type":…,"offset":…,"size":…,"signed":…,
+// "common":…},…]]}
+std::string describe_event_json(const EventFormat& format, bool with_fields);
+
+// Sums every entry of a BPF_MAP_TYPE_PERCPU_ARRAY whose value is an array of __u64 over all
+// CPUs: result[key][i].
+std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
+
+// Before load: makes `into` use the already created map `from` (engine instances share maps).
+void share_map(bpf_map* from, bpf_map* into);
+
+// Raises the soft limit on open files to what `events` engine instances need (each holds a few
+// descriptors), up to the hard limit.
+void raise_fd_limit_for(std::size_t events);
+
+} // namespace tpkit

@@ -1,0 +1,414 @@
+#include "tpkit/engine.hpp"
+
+#include "tpkit/error.hpp"
+#include "tpkit/json.hpp"
+
+#include <bpf/bpf.h>
+#include <fmt/core.h>
+#include <fnmatch.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace fs = std::filesystem;
+
+namespace tpkit {
+namespace {
+
+std::string field_names(const EventFormat& format)
+{
+    std::string names;
+    for (const Field& f : format.fields) {
+        if (f.common)
+            continue;
+        names += names.empty() ? "" : ", ";
+        names += f.name;
+    }
+    return names.empty() ? "none but common_*" : names;
+}
+
+std::string event_label(const EventFormat& format)
+{
+    return format.system.empty() ? format.name : format.system + ":" + format.name;
+}
+
+bool glob_matches(std::string_view glob, const std::string& text)
+{
+    return fnmatch(std::string(glob).c_str(), text.c_str(), 0) == 0;
+}
+
+// Whether the filter reads a field of the common_* header, which BPF only finds in a copy.
+bool filter_reads_header(const FilterProgram& prog)
+{
+    for (std::uint32_t i = 0; i < prog.len && i < TPKIT_FILTER_MAX_INSNS; i++) {
+        const auto& insn = prog.insns[i];
+        bool from_record = insn.source == TPKIT_FILTER_SRC_UNSIGNED ||
+                           insn.source == TPKIT_FILTER_SRC_SIGNED ||
+                           insn.source == TPKIT_FILTER_SRC_STR_FIXED ||
+                           insn.source == TPKIT_FILTER_SRC_STR_DATA_LOC ||
+                           insn.source == TPKIT_FILTER_SRC_STR_REL_LOC;
+        if (from_record && insn.offset < TPKIT_FIELD_LOAD_MIN)
+            return true;
+    }
+    return false;
+}
+
+// The common_* header is not there yet when BPF runs (see include/tpkit/engine.h).
+bool in_header(const Field& f) { return f.offset < TPKIT_FIELD_LOAD_MIN; }
+
+} // namespace
+
+fs::path live_events_root() { return tracefs_root() / "events"; }
+
+bool has_wildcard(std::string_view text) { return text.find_first_of("*?[") != std::string_view::npos; }
+
+std::vector<TracepointName> list_events(const fs::path& events_root, std::string_view glob)
+{
+    std::vector<TracepointName> events;
+    std::error_code ec;
+    bool full = glob.find(':') != std::string_view::npos;
+    for (const auto& sys : fs::directory_iterator(events_root, ec)) {
+        if (!sys.is_directory(ec))
+            continue;
+        std::string system = sys.path().filename().string();
+        for (const auto& ev : fs::directory_iterator(sys.path(), ec)) {
+            if (!fs::exists(ev.path() / "format", ec))
+                continue;
+            TracepointName name{system, ev.path().filename().string()};
+            bool match = glob.empty() ||
+                         (full ? glob_matches(glob, name.str())
+                               : glob_matches(glob, name.system) || glob_matches(glob, name.event));
+            if (match)
+                events.push_back(std::move(name));
+        }
+    }
+    if (ec)
+        throw Error(Exit::no_privileges,
+                    fmt::format("cannot read {}: {}", events_root.string(), ec.message()));
+    std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.system, a.event) < std::tie(b.system, b.event);
+    });
+    return events;
+}
+
+std::vector<std::string> split_interval_count(const std::vector<std::string>& positionals,
+                                              CommonOptions& options)
+{
+    auto is_number = [](const std::string& s) {
+        return !s.empty() && s.find_first_not_of("0123456789.") == std::string::npos;
+    };
+    std::size_t numbers = 0;
+    while (numbers < 2 && numbers < positionals.size() &&
+           is_number(positionals[positionals.size() - 1 - numbers]))
+        numbers++;
+    std::vector<std::string> events(positionals.begin(), positionals.end() - numbers);
+    if (events.empty())
+        throw Error(Exit::usage, "no tracepoint given (SYSTEM:EVENT)");
+    if (numbers >= 1) {
+        const std::string& text = positionals[events.size()];
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (*end != '\0' || !(v > 0) || v > 1e9)
+            throw Error(Exit::usage, fmt::format("interval '{}' is not a positive number", text));
+        options.interval = v;
+    }
+    if (numbers == 2) {
+        const std::string& text = positionals.back();
+        bool digits = text.find_first_not_of("0123456789") == std::string::npos && text.size() <= 19;
+        if (!digits || std::strtoull(text.c_str(), nullptr, 10) == 0)
+            throw Error(Exit::usage, fmt::format("count '{}' is not a positive whole number", text));
+        options.count = std::strtoull(text.c_str(), nullptr, 10);
+    }
+    return events;
+}
+
+std::vector<EventPlan> plan_events(const fs::path& events_root,
+                                   const std::vector<std::string>& patterns,
+                                   std::string_view filter, std::size_t max_events)
+{
+    std::vector<TracepointName> names;
+    for (const std::string& pattern : patterns) {
+        if (has_wildcard(pattern)) {
+            if (pattern.find(':') == std::string::npos)
+                throw Error(Exit::usage,
+                            fmt::format("bad tracepoint glob '{}': expected SYSTEM:EVENT", pattern));
+            auto found = list_events(events_root, pattern);
+            if (found.empty())
+                throw Error(Exit::unknown_target, fmt::format("no tracepoint matches '{}'", pattern));
+            names.insert(names.end(), found.begin(), found.end());
+            continue;
+        }
+        TracepointName name = parse_tracepoint_name(pattern);
+        std::error_code ec;
+        if (!fs::exists(events_root / name.system / name.event / "format", ec))
+            throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
+        names.push_back(std::move(name));
+    }
+    std::vector<EventPlan> plans;
+    for (auto& name : names) {
+        bool seen = std::any_of(plans.begin(), plans.end(),
+                                [&](const EventPlan& p) { return p.name.str() == name.str(); });
+        if (seen)
+            continue;
+        if (plans.size() == max_events)
+            throw Error(Exit::usage, fmt::format("more than {} events", max_events));
+        EventPlan plan;
+        plan.format = read_format(events_root / name.system / name.event / "format");
+        plan.format.system = name.system;
+        plan.name = std::move(name);
+        try {
+            plan.filter = compile_filter(filter, plan.format);
+        } catch (const Error& e) {
+            // Several events: say which one the expression does not fit.
+            if (names.size() > 1)
+                throw Error(e.code(), fmt::format("{} ({})", e.what(), plan.name.str()));
+            throw;
+        }
+        plan.config.event = static_cast<std::uint32_t>(plans.size());
+        configure_record(plan.config, plan.format);
+        plan.config.filter_on_copy = filter_reads_header(plan.filter);
+        plans.push_back(std::move(plan));
+    }
+    return plans;
+}
+
+const Field& find_field(const EventFormat& format, std::string_view name)
+{
+    if (const Field* f = format.field(name))
+        return *f;
+    throw Error(Exit::unknown_target, fmt::format("{} has no field '{}' (fields: {})",
+                                                  event_label(format), name, field_names(format)));
+}
+
+bool is_numeric(const Field& f)
+{
+    return f.kind == FieldKind::scalar &&
+           (f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8);
+}
+
+tpkit_field_spec field_spec(const Field& f)
+{
+    tpkit_field_spec spec{};
+    spec.offset = f.offset;
+    spec.size = static_cast<std::uint16_t>(f.size);
+    spec.is_signed = f.is_signed && !f.is_pointer();
+    if (is_numeric(f)) {
+        bool loadable = f.offset >= TPKIT_FIELD_LOAD_MIN && f.offset + f.size <= TPKIT_FIELD_LOAD_END &&
+                        f.offset % f.size == 0;
+        spec.access = loadable ? TPKIT_FIELD_LOAD : TPKIT_FIELD_PROBE;
+        if (loadable)
+            spec.load_slot = static_cast<std::uint16_t>((f.offset - TPKIT_FIELD_LOAD_MIN) / f.size);
+    } else if (f.is_string()) {
+        spec.access = f.kind == FieldKind::array      ? TPKIT_FIELD_STR_FIXED
+                      : f.kind == FieldKind::data_loc ? TPKIT_FIELD_STR_DATA_LOC
+                                                      : TPKIT_FIELD_STR_REL_LOC;
+        spec.is_signed = 0;
+    } else {
+        spec.access = TPKIT_FIELD_NONE;
+    }
+    return spec;
+}
+
+std::string KeyChoice::name() const
+{
+    switch (source) {
+    case TPKIT_KEY_COMM:
+        return "comm";
+    case TPKIT_KEY_PID:
+        return "pid";
+    case TPKIT_KEY_TID:
+        return "tid";
+    case TPKIT_KEY_CPU:
+        return "cpu";
+    case TPKIT_KEY_FIELD:
+        return field;
+    default:
+        return "";
+    }
+}
+
+KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed)
+{
+    KeyChoice key;
+    if (by.empty())
+        return key;
+    const std::pair<std::string_view, tpkit_key_source> generic[] = {
+        {"comm", TPKIT_KEY_COMM}, {"pid", TPKIT_KEY_PID}, {"tid", TPKIT_KEY_TID}, {"cpu", TPKIT_KEY_CPU}};
+    for (const auto& [word, source] : generic) {
+        if (by != word)
+            continue;
+        if (std::find(allowed.begin(), allowed.end(), source) == allowed.end())
+            throw Error(Exit::usage, fmt::format("--by {} is not supported here", by));
+        key.source = source;
+        return key;
+    }
+    bool identifier = std::all_of(by.begin(), by.end(), [](char c) {
+        return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    });
+    if (!identifier)
+        throw Error(Exit::usage, fmt::format("bad --by '{}': expected comm, pid, tid, cpu or a field name", by));
+    key.source = TPKIT_KEY_FIELD;
+    key.field = std::string(by);
+    return key;
+}
+
+void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format)
+{
+    config.key_source = static_cast<std::uint8_t>(key.source);
+    if (key.source != TPKIT_KEY_FIELD)
+        return;
+    const Field& f = find_field(format, key.field);
+    if (f.name == "common_pid") {
+        config.key_source = TPKIT_KEY_TID; // what the kernel will write there
+        return;
+    }
+    if (in_header(f))
+        throw Error(Exit::usage, fmt::format("--by {}: the common_* header is not readable from "
+                                             "BPF (use pid, tid or comm)", f.name));
+    config.key_field = field_spec(f);
+    if (config.key_field.access == TPKIT_FIELD_NONE)
+        throw Error(Exit::usage, fmt::format("--by {}: field of type '{}' ({} bytes) is neither a "
+                                             "number nor a string", f.name, f.type, f.size));
+}
+
+std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const EventFormat& format)
+{
+    bool string_key = choice.source == TPKIT_KEY_COMM;
+    const Field* f = choice.source == TPKIT_KEY_FIELD ? format.field(choice.field) : nullptr;
+    if (f && f->is_string())
+        string_key = true;
+    if (string_key)
+        return std::string(key.str, strnlen(key.str, sizeof(key.str)));
+    if (f && f->is_pointer())
+        return fmt::format("0x{:x}", key.number);
+    if (f && f->is_signed)
+        return std::to_string(static_cast<std::int64_t>(key.number));
+    return std::to_string(key.number);
+}
+
+void configure_value(tpkit_engine_config& config, const EventFormat& format, std::string_view name)
+{
+    const Field& f = find_field(format, name);
+    if (in_header(f))
+        throw Error(Exit::usage, fmt::format("field '{}' of {} is in the common_* header, which "
+                                             "is not readable from BPF", f.name, event_label(format)));
+    if (!is_numeric(f))
+        throw Error(Exit::usage,
+                    fmt::format("field '{}' of {} is '{}' ({} bytes), not a number: a histogram "
+                                "needs a 1, 2, 4 or 8-byte integer field",
+                                f.name, event_label(format), f.type, f.size));
+    config.value = field_spec(f);
+}
+
+void configure_record(tpkit_engine_config& config, const EventFormat& format)
+{
+    config.event_id = format.id;
+    config.fixed_size = std::min<std::uint32_t>(format.fixed_size(), TPKIT_SNOOP_RECORD_MAX);
+    config.dynamic_count = 0;
+    for (const Field& f : format.fields) {
+        if (!f.is_dynamic())
+            continue;
+        if (config.dynamic_count == TPKIT_SNOOP_MAX_DYNAMIC)
+            throw Error(Exit::usage, fmt::format("{} has more than {} dynamic fields",
+                                                 event_label(format), TPKIT_SNOOP_MAX_DYNAMIC));
+        config.dynamic_offsets[config.dynamic_count++] =
+            f.offset | (f.kind == FieldKind::rel_loc ? TPKIT_SNOOP_REL_LOC : 0u);
+    }
+}
+
+Histogram histogram_from_slots(const tpkit_engine_config& config,
+                               std::span<const std::uint64_t> slots)
+{
+    switch (config.hist_layout) {
+    case TPKIT_HIST_LOGLINEAR:
+        return Histogram::from_loglinear(slots, config.sub_bits);
+    case TPKIT_HIST_LINEAR:
+        return Histogram::from_linear(slots, linear_range(config.linear_min, config.linear_max,
+                                                          config.linear_step));
+    default:
+        return Histogram::from_log2(slots);
+    }
+}
+
+std::string describe_event(const EventFormat& format, bool with_fields)
+{
+    std::string text = event_label(format) + "\n";
+    if (!with_fields)
+        return text;
+    for (const Field& f : format.fields) {
+        std::string decl = f.kind == FieldKind::array
+                               ? fmt::format("{} {}[{}]", f.elem_type, f.name, f.array_len)
+                               : fmt::format("{} {}", f.type, f.name);
+        text += fmt::format("    {:<40} offset:{:<4} size:{:<4} {}\n", decl + ";", f.offset, f.size,
+                            f.is_signed ? "signed" : "unsigned");
+    }
+    return text;
+}
+
+std::string describe_event_json(const EventFormat& format, bool with_fields)
+{
+    JsonObject obj;
+    obj.add("event", event_label(format)).add("id", format.id);
+    if (!with_fields)
+        return obj.str();
+    std::string fields = "[";
+    for (const Field& f : format.fields) {
+        if (fields.size() > 1)
+            fields += ',';
+        fields += JsonObject()
+                      .add("name", f.name)
+                      .add("type", f.type)
+                      .add("offset", f.offset)
+                      .add("size", f.size)
+                      .add("signed", f.is_signed)
+                      .add("common", f.common)
+                      .str();
+    }
+    return obj.add_raw("fields", fields + "]").str();
+}
+
+std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
+{
+    const int fd = bpf_map__fd(map);
+    const std::size_t per_cpu = bpf_map__value_size(map) / sizeof(std::uint64_t);
+    const int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0)
+        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
+    // Per-CPU values come 8-byte aligned, one after the other.
+    std::vector<std::uint64_t> values(per_cpu * static_cast<std::size_t>(cpus));
+    std::vector<std::vector<std::uint64_t>> result;
+    for (std::uint32_t key = 0; key < bpf_map__max_entries(map); key++) {
+        if (bpf_map_lookup_elem(fd, &key, values.data()) != 0)
+            throw_libbpf_error(Exit::failure, fmt::format("cannot read map {}", bpf_map__name(map)),
+                               errno);
+        std::vector<std::uint64_t> sum(per_cpu);
+        for (int cpu = 0; cpu < cpus; cpu++)
+            for (std::size_t i = 0; i < per_cpu; i++)
+                sum[i] += values[static_cast<std::size_t>(cpu) * per_cpu + i];
+        result.push_back(std::move(sum));
+    }
+    return result;
+}
+
+void share_map(bpf_map* from, bpf_map* into)
+{
+    if (int err = bpf_map__reuse_fd(into, bpf_map__fd(from)))
+        throw_libbpf_error(Exit::kernel_refused,
+                           fmt::format("cannot share map {}", bpf_map__name(from)), err);
+}
+
+void raise_fd_limit_for(std::size_t events)
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return;
+    rlim_t wanted = 64 + 8 * static_cast<rlim_t>(events);
+    if (limit.rlim_cur >= wanted)
+        return;
+    limit.rlim_cur = std::min(wanted, limit.rlim_max);
+    setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+} // namespace tpkit

@@ -1,0 +1,194 @@
+// tpcount: counts the events of any tracepoints in the kernel, in total or by a key.
+#include <tpkit/cli.hpp>
+#include <tpkit/engine.hpp>
+#include <tpkit/json.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/skeleton.hpp>
+// After the tpkit headers: the skeleton's rodata uses their structs.
+#include "tpcount.skel.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+constexpr const char* examples = R"(  tpcount sched:sched_process_fork                # forks, at Ctrl-C
+  tpcount 'syscalls:sys_enter_*' --top 10 1       # the ten most frequent syscalls, every second
+  tpcount syscalls:sys_enter_read --by comm       # read() calls by command name
+  tpcount syscalls:sys_enter_read --by fd --filter 'count > 4096'
+  tpcount sched:sched_switch --by prev_comm --json -d 5
+)";
+
+struct Options {
+    std::vector<std::string> events;
+    std::string by;
+    std::string filter;
+    std::size_t top = 0;
+    std::uint32_t max_keys = 10240;
+};
+
+struct Row {
+    std::uint32_t event;
+    std::string key;
+    std::uint64_t count;
+};
+
+class CountPrinter {
+public:
+    CountPrinter(const tpkit::CommonOptions& common, const std::vector<tpkit::EventPlan>& plans,
+                 const tpkit::KeyChoice& key, const Options& options, tpcount_bpf& skel)
+        : common_(common), plans_(plans), key_(key), options_(options), skel_(skel)
+    {
+    }
+
+    void print()
+    {
+        std::vector<Row> rows;
+        if (key_.source == TPKIT_KEY_NONE) {
+            auto totals = tpkit::sum_percpu_array(skel_.maps.totals);
+            previous_.resize(totals.size());
+            for (std::uint32_t i = 0; i < totals.size() && i < plans_.size(); i++) {
+                std::uint64_t count = totals[i].at(0) - std::exchange(previous_[i], totals[i].at(0));
+                if (count || plans_.size() == 1)
+                    rows.push_back({i, "", count});
+            }
+        } else {
+            for (const auto& entry : tpkit::drain_percpu_counters(skel_.maps.by_key)) {
+                tpkit_engine_key k{};
+                std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                if (k.event >= plans_.size())
+                    continue;
+                rows.push_back({k.event, tpkit::key_text(k, key_, plans_[k.event].format),
+                                entry.counters.at(0)});
+            }
+        }
+        std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+            if (a.count != b.count)
+                return a.count > b.count;
+            return std::tie(plans_[a.event].name.system, plans_[a.event].name.event, a.key) <
+                   std::tie(plans_[b.event].name.system, plans_[b.event].name.event, b.key);
+        });
+        if (options_.top && rows.size() > options_.top)
+            rows.resize(options_.top);
+        common_.json ? print_json(rows) : print_text(rows);
+        report_missed();
+    }
+
+private:
+    void print_text(const std::vector<Row>& rows) const
+    {
+        std::size_t width = 5;
+        for (const Row& r : rows)
+            width = std::max(width, plans_[r.event].name.str().size());
+        std::string heading = fmt::format("{:<{}}", "EVENT", width);
+        if (key_.source != TPKIT_KEY_NONE)
+            heading += fmt::format(" {:<16}", upper(key_.name()));
+        fmt::print("{} {:>12}\n", heading, "COUNT");
+        for (const Row& r : rows) {
+            std::string line = fmt::format("{:<{}}", plans_[r.event].name.str(), width);
+            if (key_.source != TPKIT_KEY_NONE)
+                line += fmt::format(" {:<16}", r.key);
+            fmt::print("{} {:>12}\n", line, r.count);
+        }
+        fmt::print("\n");
+    }
+
+    void print_json(const std::vector<Row>& rows) const
+    {
+        for (const Row& r : rows) {
+            tpkit::JsonObject obj;
+            obj.add("event", plans_[r.event].name.str());
+            if (key_.source != TPKIT_KEY_NONE)
+                obj.add(key_.name(), r.key);
+            fmt::print("{}\n", obj.add("count", r.count).str());
+        }
+    }
+
+    static std::string upper(std::string s)
+    {
+        for (char& c : s)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return s;
+    }
+
+    void report_missed()
+    {
+        std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
+        tpkit::flush_stdout();
+        if (missed > missed_)
+            fmt::print(stderr, "tpcount: {} events not counted: more than {} keys (see --max-keys)\n",
+                       missed - missed_, options_.max_keys);
+        missed_ = missed;
+    }
+
+    const tpkit::CommonOptions& common_;
+    const std::vector<tpkit::EventPlan>& plans_;
+    const tpkit::KeyChoice& key_;
+    const Options& options_;
+    tpcount_bpf& skel_;
+    std::vector<std::uint64_t> previous_;
+    std::uint64_t missed_ = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tpcount", "Count the events of any tracepoints, in the kernel.", examples);
+    Options options;
+    cli.app().add_option("--by", options.by, "count by comm, pid, tid, cpu or FIELD");
+    cli.app().add_option("--filter", options.filter,
+                         "only events matching this expression (the kernel's filter grammar)");
+    cli.app().add_option("--top", options.top, "print only the N largest counts")
+        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
+    cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
+        ->check(CLI::Range(1u, 1u << 24));
+    cli.add_common();
+    std::vector<std::string> positionals;
+    cli.app()
+        .add_option("event", positionals,
+                     "tracepoints SYSTEM:EVENT or globs, then [interval] [count]")
+        ->required();
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        tpkit::CommonOptions common = cli.options();
+        options.events = tpkit::split_interval_count(positionals, common);
+        auto key = tpkit::parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID,
+                                                 TPKIT_KEY_CPU});
+        auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
+        for (auto& plan : plans)
+            tpkit::configure_key(plan.config, key, plan.format);
+        tpkit::raise_fd_limit_for(plans.size());
+
+        std::vector<tpkit::Skeleton<tpcount_bpf>> instances;
+        std::vector<tpkit::Link> links;
+        for (const auto& plan : plans) {
+            auto skel = tpkit::Skeleton<tpcount_bpf>::open("tpcount");
+            skel->rodata->tpkit_filter = plan.filter;
+            skel->rodata->tpkit_config = plan.config;
+            skel->rodata->tpkit_target_tgid = common.pid;
+            tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+            bpf_map__set_max_entries(skel->maps.totals, static_cast<std::uint32_t>(plans.size()));
+            if (key.source != TPKIT_KEY_NONE)
+                bpf_map__set_max_entries(skel->maps.by_key, options.max_keys);
+            if (!instances.empty()) {
+                const auto& first = instances.front();
+                tpkit::share_map(first->maps.totals, skel->maps.totals);
+                tpkit::share_map(first->maps.by_key, skel->maps.by_key);
+                tpkit::share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
+            }
+            skel.load();
+            links.push_back(tpkit::attach_tracepoint(skel->progs.count_event, plan.name.system,
+                                                     plan.name.event));
+            instances.push_back(std::move(skel));
+        }
+
+        CountPrinter printer(common, plans, key, options, *instances.front());
+        tpkit::StopSignal stop(common.duration);
+        tpkit::run_intervals(common, stop, [&] { printer.print(); });
+    });
+}

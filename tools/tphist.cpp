@@ -1,0 +1,212 @@
+// tphist: an in-kernel histogram of one integer field of any tracepoint, no compiler needed.
+#include <tpkit/cli.hpp>
+#include <tpkit/engine.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/skeleton.hpp>
+// After the tpkit headers: the skeleton's rodata uses their structs.
+#include "tphist.skel.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+constexpr const char* examples = R"(  tphist syscalls:sys_enter_read count             # read() sizes, log2 buckets, at Ctrl-C
+  tphist syscalls:sys_enter_read count 1 5         # print every second, five times
+  tphist syscalls:sys_enter_read count --linear 0,4096,512
+  tphist syscalls:sys_enter_read count --loglinear 2   # 4 sub-buckets per power of two
+  tphist syscalls:sys_enter_read count --by comm --filter 'fd == 0'
+  tphist net:netif_receive_skb len --json -d 10
+)";
+
+struct Options {
+    std::string event;
+    std::string field;
+    std::string linear;
+    unsigned loglinear = 0;
+    std::string by;
+    std::string filter;
+    std::uint32_t max_keys = 1024;
+};
+
+// "MIN,MAX,STEP"
+tpkit::LinearRange parse_linear(const std::string& text)
+{
+    std::uint64_t v[3];
+    std::size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        std::size_t end = text.find(',', at);
+        std::string part = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        bool digits = !part.empty() && part.size() <= 19 &&
+                      part.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || (i < 2) == (end == std::string::npos))
+            throw tpkit::Error(tpkit::Exit::usage,
+                               fmt::format("bad --linear '{}': expected MIN,MAX,STEP", text));
+        v[i] = std::stoull(part);
+        at = end + 1;
+    }
+    return tpkit::linear_range(v[0], v[1], v[2]);
+}
+
+class HistPrinter {
+public:
+    HistPrinter(const tpkit::CommonOptions& common, const tpkit::EventPlan& plan,
+                const tpkit::KeyChoice& key, const Options& options, tphist_bpf& skel)
+        : common_(common), plan_(plan), key_(key), options_(options), skel_(skel)
+    {
+    }
+
+    void print()
+    {
+        const auto& config = plan_.config;
+        tpkit::HistogramLabel label{plan_.name.str(), options_.field, "", "", ""};
+        if (key_.source == TPKIT_KEY_NONE) {
+            auto slots = tpkit::sum_percpu_array(total_map()).at(0);
+            previous_.resize(slots.size());
+            std::vector<std::uint64_t> delta(slots.size());
+            for (std::size_t i = 0; i < slots.size(); i++)
+                delta[i] = slots[i] - std::exchange(previous_[i], slots[i]);
+            render(tpkit::histogram_from_slots(config, delta), label);
+        } else {
+            std::vector<std::pair<std::string, tpkit::Histogram>> hists;
+            for (const auto& entry : tpkit::drain_percpu_counters(keyed_map())) {
+                tpkit_engine_key k{};
+                std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                hists.emplace_back(tpkit::key_text(k, key_, plan_.format),
+                                   tpkit::histogram_from_slots(config, entry.counters));
+            }
+            std::sort(hists.begin(), hists.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            label.key_name = key_.name();
+            for (const auto& [text, hist] : hists) {
+                label.key = text;
+                render(hist, label);
+            }
+        }
+        report_outside();
+    }
+
+private:
+    bpf_map* total_map() const
+    {
+        switch (plan_.config.hist_layout) {
+        case TPKIT_HIST_LOGLINEAR:
+            return skel_.maps.loglinear_total;
+        case TPKIT_HIST_LINEAR:
+            return skel_.maps.linear_total;
+        default:
+            return skel_.maps.log2_total;
+        }
+    }
+
+    bpf_map* keyed_map() const
+    {
+        switch (plan_.config.hist_layout) {
+        case TPKIT_HIST_LOGLINEAR:
+            return skel_.maps.loglinear_by_key;
+        case TPKIT_HIST_LINEAR:
+            return skel_.maps.linear_by_key;
+        default:
+            return skel_.maps.log2_by_key;
+        }
+    }
+
+    void render(const tpkit::Histogram& hist, const tpkit::HistogramLabel& label) const
+    {
+        if (common_.json)
+            fmt::print("{}\n", tpkit::render_json(hist, label));
+        else
+            fmt::print("{}\n", tpkit::render_bars(hist, label));
+    }
+
+    // Values no bucket holds are said, on stderr, rather than dropped in silence.
+    void report_outside()
+    {
+        std::uint64_t negatives = tpkit::sum_percpu_u64(skel_.maps.negatives);
+        std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
+        tpkit::flush_stdout();
+        if (negatives > negatives_)
+            fmt::print(stderr, "tphist: {} negative values of {} not counted\n",
+                       negatives - negatives_, options_.field);
+        if (missed > missed_)
+            fmt::print(stderr, "tphist: {} events not counted: more than {} keys (see --max-keys)\n",
+                       missed - missed_, options_.max_keys);
+        negatives_ = negatives;
+        missed_ = missed;
+    }
+
+    const tpkit::CommonOptions& common_;
+    const tpkit::EventPlan& plan_;
+    const tpkit::KeyChoice& key_;
+    const Options& options_;
+    tphist_bpf& skel_;
+    std::vector<std::uint64_t> previous_;
+    std::uint64_t negatives_ = 0;
+    std::uint64_t missed_ = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tphist", "Histogram of an integer field of any tracepoint, in the kernel.",
+                   examples);
+    Options options;
+    cli.app().add_option("event", options.event, "the tracepoint, SYSTEM:EVENT")->required();
+    cli.app().add_option("field", options.field, "the integer field to measure")->required();
+    cli.add_common();
+    cli.add_interval_count();
+    auto* linear = cli.app().add_option("--linear", options.linear,
+                                        "linear buckets MIN,MAX,STEP instead of log2");
+    cli.app().add_option("--loglinear", options.loglinear,
+                         "split each power of two into 2^K buckets (K = 1..4)")
+        ->excludes(linear);
+    cli.app().add_option("--by", options.by, "one histogram per comm, pid, tid, cpu or FIELD");
+    cli.app().add_option("--filter", options.filter,
+                         "only events matching this expression (the kernel's filter grammar)");
+    cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
+        ->check(CLI::Range(1u, 1u << 20));
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        const tpkit::CommonOptions& common = cli.options();
+        auto key = tpkit::parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID,
+                                                 TPKIT_KEY_CPU});
+        auto plans = tpkit::plan_events(tpkit::live_events_root(), {options.event}, options.filter, 1);
+        tpkit::EventPlan& plan = plans.at(0);
+        tpkit::configure_value(plan.config, plan.format, options.field);
+        tpkit::configure_key(plan.config, key, plan.format);
+        if (!options.linear.empty()) {
+            auto range = parse_linear(options.linear);
+            plan.config.hist_layout = TPKIT_HIST_LINEAR;
+            plan.config.linear_min = range.min;
+            plan.config.linear_max = range.max;
+            plan.config.linear_step = range.step;
+        } else if (options.loglinear) {
+            plan.config.hist_layout = TPKIT_HIST_LOGLINEAR;
+            plan.config.sub_bits = static_cast<std::uint8_t>(tpkit::loglinear_sub_bits(options.loglinear));
+        }
+
+        auto skel = tpkit::Skeleton<tphist_bpf>::open("tphist");
+        skel->rodata->tpkit_filter = plan.filter;
+        skel->rodata->tpkit_config = plan.config;
+        skel->rodata->tpkit_target_tgid = common.pid;
+        tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+        if (key.source != TPKIT_KEY_NONE) {
+            bpf_map* keyed = plan.config.hist_layout == TPKIT_HIST_LINEAR      ? skel->maps.linear_by_key
+                             : plan.config.hist_layout == TPKIT_HIST_LOGLINEAR ? skel->maps.loglinear_by_key
+                                                                               : skel->maps.log2_by_key;
+            bpf_map__set_max_entries(keyed, options.max_keys);
+        }
+        skel.load();
+        auto link = tpkit::attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
+
+        HistPrinter printer(common, plan, key, options, *skel);
+        tpkit::StopSignal stop(common.duration);
+        tpkit::run_intervals(common, stop, [&] { printer.print(); });
+    });
+}

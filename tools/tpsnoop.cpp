@@ -1,0 +1,134 @@
+// tpsnoop: prints the events of any tracepoints as they happen, decoded from their format.
+#include <tpkit/cli.hpp>
+#include <tpkit/decode.hpp>
+#include <tpkit/engine.hpp>
+#include <tpkit/skeleton.hpp>
+// After the tpkit headers: the skeleton's rodata uses their structs.
+#include "tpsnoop.skel.h"
+
+#include <fmt/core.h>
+
+#include <map>
+
+namespace {
+
+constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, trace_pipe style
+  tpsnoop syscalls:sys_enter_openat -f filename --comm bash
+  tpsnoop 'sched:sched_process_*' --json        # several events at once, one JSON object each
+  tpsnoop syscalls:sys_enter_read --filter 'count > 65536 && fd != 0'
+  tpsnoop net:netif_receive_skb --perf-buffer -T
+)";
+
+struct Options {
+    std::vector<std::string> events;
+    std::string filter;
+    std::vector<std::string> fields;
+};
+
+class SnoopPrinter {
+public:
+    SnoopPrinter(const tpkit::CommonOptions& common, const std::vector<tpkit::EventPlan>& plans,
+                 const std::vector<std::string>& selected)
+        : common_(common)
+    {
+        for (const auto& plan : plans)
+            events_.emplace(plan.format.id,
+                            Event{&plan.format, tpkit::fields_to_print(plan.format, selected)});
+    }
+
+    void print(std::span<const std::byte> data)
+    {
+        tpkit::SnoopEvent event;
+        if (!tpkit::SnoopEvent::parse(data, event))
+            return;
+        auto it = events_.find(event.event_id());
+        if (it == events_.end())
+            return;
+        const Event& e = it->second;
+        std::uint64_t ns = event.header.timestamp_ns;
+        if (common_.json) {
+            fmt::print("{}\n", tpkit::snoop_json(event, *e.format, e.fields, "time_ns",
+                                                 clock_.realtime_ns(ns)));
+            return;
+        }
+        // trace_pipe shows seconds of its clock; -T, seconds since tpsnoop started.
+        std::string time = common_.timestamp ? fmt::format("{:.6f}", clock_.seconds_since_start(ns))
+                                             : fmt::format("{}.{:06}", ns / 1'000'000'000,
+                                                           ns % 1'000'000'000 / 1000);
+        fmt::print("{}\n", tpkit::snoop_text(event, *e.format, e.fields, time));
+    }
+
+private:
+    struct Event {
+        const tpkit::EventFormat* format;
+        std::vector<const tpkit::Field*> fields;
+    };
+    const tpkit::CommonOptions& common_;
+    std::map<std::uint32_t, Event> events_;
+    tpkit::MonotonicClock clock_;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tpsnoop", "Print the events of any tracepoints, decoded from their format.",
+                   examples);
+    Options options;
+    cli.app().add_option("--filter", options.filter,
+                         "only events matching this expression (the kernel's filter grammar)");
+    cli.app()
+        .add_option("-f,--fields", options.fields, "print only these fields (FIELD,FIELD...)")
+        ->delimiter(',');
+    cli.add_common();
+    cli.add_streaming();
+    cli.app().add_option("event", options.events, "tracepoints SYSTEM:EVENT or globs")->required();
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        const tpkit::CommonOptions& common = cli.options();
+        auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
+        for (const std::string& name : options.fields) {
+            bool known = std::any_of(plans.begin(), plans.end(),
+                                     [&](const auto& p) { return p.format.field(name); });
+            if (!known)
+                tpkit::find_field(plans.front().format, name); // throws, listing the fields
+        }
+        tpkit::raise_fd_limit_for(plans.size());
+
+        auto transport = tpkit::choose_transport(common.perf_buffer);
+        std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
+        std::vector<tpkit::Link> links;
+        for (const auto& plan : plans) {
+            auto skel = tpkit::Skeleton<tpsnoop_bpf>::open("tpsnoop");
+            skel->rodata->tpkit_filter = plan.filter;
+            skel->rodata->tpkit_config = plan.config;
+            skel->rodata->tpkit_target_tgid = common.pid;
+            tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+            tpkit::configure_transport(*skel, transport);
+            if (!instances.empty()) {
+                auto first = tpkit::transport_maps(*instances.front());
+                auto maps = tpkit::transport_maps(*skel);
+                tpkit::share_map(first.ringbuf, maps.ringbuf);
+                tpkit::share_map(first.perfbuf, maps.perfbuf);
+                tpkit::share_map(first.drops, maps.drops);
+            }
+            skel.load();
+            links.push_back(tpkit::attach_tracepoint(skel->progs.snoop_event, plan.name.system,
+                                                     plan.name.event));
+            instances.push_back(std::move(skel));
+        }
+
+        SnoopPrinter printer(common, plans, options.fields);
+        tpkit::EventReader reader(tpkit::transport_maps(*instances.front()), transport,
+                                  [&](std::span<const std::byte> data) { printer.print(data); });
+        tpkit::StopSignal stop(common.duration);
+        while (!stop.stop_requested()) {
+            reader.poll(std::chrono::milliseconds(10));
+            tpkit::flush_stdout();
+        }
+        reader.poll(std::chrono::milliseconds(0));
+        tpkit::report_lost(cli.name(), reader.lost(), common.json);
+    });
+}
