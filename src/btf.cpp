@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -96,6 +97,8 @@ Btf Btf::load_vmlinux()
 
 Btf::Btf(struct btf* btf, std::string source) : btf_(btf), source_(std::move(source))
 {
+    static std::atomic<std::uint64_t> next_serial{1};
+    serial_ = next_serial++;
     std::uint32_t count = btf__type_cnt(btf_);
     for (std::uint32_t id = 1; id < count; ++id) {
         const btf_type* t = btf__type_by_id(btf_, id);
@@ -114,7 +117,8 @@ std::uint32_t Btf::find(std::string_view name, int kind) const
 }
 
 Btf::Btf(Btf&& other) noexcept
-    : btf_(other.btf_), source_(std::move(other.source_)), by_name_(std::move(other.by_name_))
+    : btf_(other.btf_), source_(std::move(other.source_)), serial_(other.serial_),
+      by_name_(std::move(other.by_name_))
 {
     other.btf_ = nullptr;
 }
@@ -125,6 +129,7 @@ Btf& Btf::operator=(Btf&& other) noexcept
         btf__free(btf_);
         btf_ = other.btf_;
         source_ = std::move(other.source_);
+        serial_ = other.serial_;
         by_name_ = std::move(other.by_name_);
         other.btf_ = nullptr;
     }

@@ -283,14 +283,14 @@ std::string btf_signature(const std::vector<BtfMember>& members)
 // Every trace_event_raw_* struct of one BTF by layout signature; built once per BTF.
 const std::multimap<std::string, std::string>& layout_index(const Btf& btf)
 {
-    static std::map<const Btf*, std::multimap<std::string, std::string>> cache;
-    auto it = cache.find(&btf);
+    static std::map<std::uint64_t, std::multimap<std::string, std::string>> cache;
+    auto it = cache.find(btf.serial());
     if (it != cache.end())
         return it->second;
     std::multimap<std::string, std::string> index;
     for (const auto& name : btf.struct_names(raw_prefix))
         index.emplace(btf_signature(*btf.struct_members(name)), name);
-    return cache.emplace(&btf, std::move(index)).first->second;
+    return cache.emplace(btf.serial(), std::move(index)).first->second;
 }
 
 bool same_params(const std::vector<BtfParam>& a, const std::vector<BtfParam>& b)

@@ -47,6 +47,8 @@ public:
     ~Btf();
 
     const std::string& source() const { return source_; }
+    // Unique per loaded BTF in this process (never reused, unlike an address): a cache key.
+    std::uint64_t serial() const { return serial_; }
 
     // Members of the struct NAME, or nothing when BTF has no such struct.
     std::optional<std::vector<BtfMember>> struct_members(std::string_view name) const;
@@ -70,6 +72,7 @@ private:
 
     struct btf* btf_ = nullptr;
     std::string source_;
+    std::uint64_t serial_ = 0;
     // Named types: libbpf's own lookup by name scans every type.
     std::multimap<std::string, std::uint32_t, std::less<>> by_name_;
 };

@@ -95,11 +95,20 @@ void expect_file(const fs::path& file, const std::string& text)
                   << refresh_hint;
 }
 
+// This process's scratch directory, removed at exit.
 fs::path scratch_dir()
 {
-    fs::path dir = fs::temp_directory_path() / ("tpgen-test-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    return dir;
+    struct Scratch {
+        fs::path dir = fs::temp_directory_path() / ("tpgen-test-" + std::to_string(getpid()));
+        ~Scratch()
+        {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    };
+    static Scratch scratch;
+    fs::create_directories(scratch.dir);
+    return scratch.dir;
 }
 
 // A call of every getter of a header, so that clang generates (and checks) their code.
