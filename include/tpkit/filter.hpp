@@ -11,6 +11,11 @@
 // FRONT/END/MIDDLE matches (for char arrays, "*abc" compares the array's last bytes before its
 // final byte); a pattern starting with a digit is compared literally.
 //
+// tpkit follows the kernel of 2024 and later (6.18 is the reference) where kernels differ: older
+// glob_match() (6.1) lets a negated class such as [!a-z] match the end of the string.
+// Where any kernel's answer depends on bytes after a char array's NUL (END and MIDDLE matches read
+// them; some events leave them uninitialised, e.g. task_rename.newcomm), no evaluator can agree.
+//
 // Where tpkit is stricter or narrower than the kernel:
 //   - `char *` fields compare as numbers (the pointer); the kernel reads the string they point to.
 //   - string constants are at most 31 bytes; at most 64 comparisons and 8 automaton-matched

@@ -163,7 +163,8 @@ EventKind lseek_kind(const tpkit::EventFormat& format)
         std::smatch m;
         if (!std::regex_search(line, m, re))
             return "";
-        auto num = [](const std::string& s) { return std::to_string(std::stoull(s, nullptr, 0)); };
+        // Hex: 6.18 prints "0x270f", 6.1 prints "270f" (both print small values as one digit).
+        auto num = [](const std::string& s) { return std::to_string(std::stoull(s, nullptr, 16)); };
         return num(m[1]) + "|" + num(m[2]) + "|" + num(m[3]);
     };
     return k;
@@ -417,6 +418,9 @@ public:
         : dir_(tpkit::tracefs_root() / "instances" / ("tpkit-filter-" + std::to_string(getpid())))
     {
         fs::create_directory(dir_);
+        // The default clock is per CPU: when the test migrates between CPUs, `trace` would merge
+        // the CPUs' events out of order.
+        std::ofstream(dir_ / "trace_clock") << "mono" << std::flush;
     }
     ~TraceInstance()
     {
@@ -589,7 +593,9 @@ TEST(FilterLive, SelectsTheSameEventsAsTheKernelsFilter)
         "oldcomm ~ \"*sh\"",                    // END_ONLY: only 15-character names on char[16]
         "oldcomm ~ \"*ab*\"",                   // MIDDLE_ONLY
         "newcomm ~ \"?ash\"",
-        "newcomm ~ \"[a-c]*\" || newcomm ~ \"[!a-z]*\"",
+        // Not "[!a-z]*": before the 2024 glob_match fix (so on 6.1) a negated class also matches
+        // the end of the string, and "" would match.
+        "newcomm ~ \"[a-c]*\" || newcomm ~ \"?[!a-z]*\"",
         "newcomm ~ \"!*a*\"",                   // a leading ! negates
         "newcomm ~ \"1*\"",                     // a leading digit: literal
         "newcomm ~ \"\\[ab]\" || newcomm ~ \"a\\?c\"",
