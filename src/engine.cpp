@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 
@@ -87,9 +89,8 @@ std::vector<TracepointName> list_events(const fs::path& events_root, std::string
     if (ec)
         throw Error(Exit::no_privileges,
                     fmt::format("cannot read {}: {}", events_root.string(), ec.message()));
-    std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-        return std::tie(a.system, a.event) < std::tie(b.system, b.event);
-    });
+    std::sort(events.begin(), events.end(),
+              [](const auto& a, const auto& b) { return a.str() < b.str(); });
     return events;
 }
 
@@ -397,6 +398,24 @@ void share_map(bpf_map* from, bpf_map* into)
     if (int err = bpf_map__reuse_fd(into, bpf_map__fd(from)))
         throw_libbpf_error(Exit::kernel_refused,
                            fmt::format("cannot share map {}", bpf_map__name(from)), err);
+}
+
+void detach_all(std::vector<Link>& links)
+{
+    constexpr std::size_t max_threads = 64;
+    std::size_t threads = std::min(max_threads, links.size() / 4);
+    if (threads > 1) {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < threads; t++)
+            workers.emplace_back([&] {
+                for (std::size_t i; (i = next++) < links.size();)
+                    links[i].reset();
+            });
+        for (auto& w : workers)
+            w.join();
+    }
+    links.clear();
 }
 
 void raise_fd_limit_for(std::size_t events)

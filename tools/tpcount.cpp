@@ -190,5 +190,6 @@ int main(int argc, char** argv)
         CountPrinter printer(common, plans, key, options, *instances.front());
         tpkit::StopSignal stop(common.duration);
         tpkit::run_intervals(common, stop, [&] { printer.print(); });
+        tpkit::detach_all(links);
     });
 }

@@ -130,5 +130,6 @@ int main(int argc, char** argv)
         }
         reader.poll(std::chrono::milliseconds(0));
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
+        tpkit::detach_all(links);
     });
 }

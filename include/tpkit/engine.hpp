@@ -8,6 +8,7 @@
 #include "tpkit/filter.hpp"
 #include "tpkit/format.hpp"
 #include "tpkit/histogram.hpp"
+#include "tpkit/skeleton.hpp"
 #include "tpkit/tracefs.hpp"
 
 #include <bpf/libbpf.h>
@@ -107,6 +108,10 @@ std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
 
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);
+
+// Detaches every link, many at a time: each tracepoint detach waits for an RCU grace period
+// (tens of milliseconds), and waits that overlap share one.
+void detach_all(std::vector<Link>& links);
 
 // Raises the soft limit on open files to what `events` engine instances need (each holds a few
 // descriptors), up to the hard limit.

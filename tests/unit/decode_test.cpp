@@ -1,0 +1,168 @@
+// tpsnoop's decoding of raw records, laid out as the reference kernels' real formats say.
+#include "tpkit/decode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+tpkit::EventFormat format(const char* kernel, const char* system, const char* event)
+{
+    auto f = tpkit::read_format(fs::path(TPKIT_FORMATS_DIR) / kernel / system / event / "format");
+    return f;
+}
+
+// A record built field by field at the format's offsets.
+class Record {
+public:
+    explicit Record(const tpkit::EventFormat& f) : f_(f), bytes_(f.fixed_size()) {}
+
+    Record& num(const char* name, std::uint64_t v)
+    {
+        const tpkit::Field* field = f_.field(name);
+        EXPECT_NE(field, nullptr) << name;
+        std::memcpy(bytes_.data() + field->offset, &v, field->size);
+        return *this;
+    }
+    Record& chars(const char* name, std::string_view s)
+    {
+        const tpkit::Field* field = f_.field(name);
+        std::memset(bytes_.data() + field->offset, 0, field->size);
+        std::memcpy(bytes_.data() + field->offset, s.data(), std::min<std::size_t>(s.size(), field->size));
+        return *this;
+    }
+    // __data_loc: the string (NUL included) appended after the fixed part.
+    Record& dynamic(const char* name, std::string_view s)
+    {
+        const tpkit::Field* field = f_.field(name);
+        std::uint32_t start = static_cast<std::uint32_t>(bytes_.size());
+        std::uint32_t len = static_cast<std::uint32_t>(s.size() + 1);
+        bytes_.resize(bytes_.size() + len);
+        std::memcpy(bytes_.data() + start, s.data(), s.size());
+        std::uint32_t loc = (len << 16) | start;
+        std::memcpy(bytes_.data() + field->offset, &loc, 4);
+        return *this;
+    }
+    std::span<const std::byte> span() const
+    {
+        return {reinterpret_cast<const std::byte*>(bytes_.data()), bytes_.size()};
+    }
+    std::vector<std::uint8_t>& bytes() { return bytes_; }
+
+private:
+    const tpkit::EventFormat& f_;
+    std::vector<std::uint8_t> bytes_;
+};
+
+std::string text(const tpkit::EventFormat& f, const Record& r, const char* field)
+{
+    return tpkit::decode_field(*f.field(field), r.span()).str();
+}
+
+// What tpsnoop receives: header then record.
+std::vector<std::byte> transport_record(const tpsnoop_header& h, const Record& r)
+{
+    std::vector<std::byte> data(sizeof(h) + r.span().size());
+    std::memcpy(data.data(), &h, sizeof(h));
+    std::memcpy(data.data() + sizeof(h), r.span().data(), r.span().size());
+    return data;
+}
+
+} // namespace
+
+TEST(Decode, ForkWithDataLocStringsOn618)
+{
+    auto f = format("linux-6.18", "sched", "sched_process_fork");
+    Record r(f);
+    r.num("common_type", f.id).num("common_pid", 4242).num("parent_pid", 4242).num("child_pid", 4300);
+    r.dynamic("parent_comm", "bash").dynamic("child_comm", "make -j2");
+    EXPECT_EQ(text(f, r, "parent_comm"), "bash");
+    EXPECT_EQ(text(f, r, "child_comm"), "make -j2");
+    EXPECT_EQ(text(f, r, "child_pid"), "4300");
+    EXPECT_EQ(text(f, r, "common_pid"), "4242");
+
+    tpsnoop_header h{};
+    h.timestamp_ns = 5'000'000'123;
+    h.pid = 4242;
+    h.tid = 4242;
+    h.cpu = 1;
+    std::memcpy(h.comm, "bash", 4);
+    h.record_size = static_cast<std::uint32_t>(r.span().size());
+    auto data = transport_record(h, r);
+    tpkit::SnoopEvent event;
+    ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+    EXPECT_EQ(event.event_id(), f.id);
+    auto fields = tpkit::fields_to_print(f, {});
+    ASSERT_EQ(fields.size(), 4u); // common_* left to the line's prefix
+    EXPECT_EQ(tpkit::snoop_text(event, f, fields, "5.000000"),
+              "            bash-4242    [001] 5.000000: sched_process_fork: parent_comm=bash "
+              "parent_pid=4242 child_comm=make -j2 child_pid=4300");
+    EXPECT_EQ(tpkit::snoop_json(event, f, tpkit::fields_to_print(f, {"child_comm", "common_pid", "nosuch"}),
+                                "time_ns", 77),
+              R"({"time_ns":77,"event":"sched:sched_process_fork","comm":"bash","pid":4242,)"
+              R"("tid":4242,"cpu":1,"fields":{"child_comm":"make -j2","common_pid":4242}})");
+
+    // A header that promises more than arrived is refused.
+    h.record_size += 1;
+    auto short_data = transport_record(h, r);
+    EXPECT_FALSE(tpkit::SnoopEvent::parse(short_data, event));
+}
+
+TEST(Decode, ForkWithCharArraysOn61)
+{
+    auto f = format("linux-6.1", "sched", "sched_process_fork");
+    Record r(f);
+    r.chars("parent_comm", "bash").num("parent_pid", 1).chars("child_comm", "0123456789abcdef");
+    r.num("child_pid", 2);
+    EXPECT_EQ(text(f, r, "parent_comm"), "bash");
+    // A full char[16] has no NUL: all 16 bytes, nothing of the next field.
+    EXPECT_EQ(text(f, r, "child_comm"), "0123456789abcdef");
+    EXPECT_EQ(text(f, r, "child_pid"), "2");
+}
+
+TEST(Decode, SyscallIntegersPointersAndSigns)
+{
+    auto f = format("linux-6.18", "syscalls", "sys_enter_read");
+    Record r(f);
+    r.num("__syscall_nr", static_cast<std::uint32_t>(-1)).num("fd", 3).num("buf", 0x7ffd8551e738ULL);
+    r.num("count", 832);
+    EXPECT_EQ(text(f, r, "__syscall_nr"), "-1"); // int, signed:1
+    EXPECT_EQ(text(f, r, "fd"), "3");
+    EXPECT_EQ(text(f, r, "buf"), "0x7ffd8551e738");
+    EXPECT_EQ(text(f, r, "count"), "832");
+    EXPECT_EQ(tpkit::decode_field(*f.field("buf"), r.span()).json(), "\"0x7ffd8551e738\"");
+    EXPECT_EQ(tpkit::decode_field(*f.field("__syscall_nr"), r.span()).json(), "-1");
+
+    // A record cut short: the field is missing, not garbage.
+    auto cut = r.span().first(30);
+    EXPECT_EQ(tpkit::decode_field(*f.field("count"), cut).kind, tpkit::DecodedValue::Kind::missing);
+    EXPECT_EQ(tpkit::decode_field(*f.field("count"), cut).json(), "null");
+}
+
+TEST(Decode, ByteArraysAndEscapes)
+{
+    auto f = format("linux-6.18", "tcp", "tcp_probe");
+    Record r(f);
+    auto& b = r.bytes();
+    const tpkit::Field* saddr = f.field("saddr");
+    ASSERT_EQ(saddr->size, 28u);
+    b[saddr->offset] = 2;
+    b[saddr->offset + 4] = 127;
+    b[saddr->offset + 7] = 1;
+    auto v = tpkit::decode_field(*saddr, r.span());
+    ASSERT_EQ(v.kind, tpkit::DecodedValue::Kind::array);
+    ASSERT_EQ(v.elements.size(), 28u);
+    EXPECT_EQ(v.str().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
+    EXPECT_EQ(v.json().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
+
+    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    Record s(fork);
+    s.dynamic("parent_comm", "a\tb\"c").dynamic("child_comm", "");
+    EXPECT_EQ(text(fork, s, "parent_comm"), "a\\x09b\"c");
+    EXPECT_EQ(tpkit::decode_field(*fork.field("parent_comm"), s.span()).json(), R"("a\tb\"c")");
+    EXPECT_EQ(text(fork, s, "child_comm"), "");
+}

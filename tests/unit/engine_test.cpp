@@ -1,0 +1,307 @@
+// Engine configuration from the reference kernels' real format files: events by name and glob,
+// how each field is read, --by keys, histogram values, record layouts, positionals.
+#include "tpkit/engine.hpp"
+#include "tpkit/error.hpp"
+#include "tpkit/hist.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+namespace fs = std::filesystem;
+using tpkit::Exit;
+
+namespace {
+
+fs::path events_root(const char* kernel) { return fs::path(TPKIT_FORMATS_DIR) / kernel; }
+
+tpkit::EventFormat format(const char* kernel, const char* system, const char* event)
+{
+    auto f = tpkit::read_format(events_root(kernel) / system / event / "format");
+    return f;
+}
+
+template <class F>
+Exit exit_of(F&& f)
+{
+    try {
+        f();
+    } catch (const tpkit::Error& e) {
+        return e.code();
+    }
+    return Exit::ok;
+}
+
+std::size_t count_format_files(const fs::path& root)
+{
+    std::size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        n += e.path().filename() == "format";
+    return n;
+}
+
+} // namespace
+
+TEST(EngineEvents, ListsEveryEventAndFiltersByGlob)
+{
+    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+        auto all = tpkit::list_events(events_root(kernel), "");
+        EXPECT_EQ(all.size(), count_format_files(events_root(kernel))) << kernel;
+        EXPECT_TRUE(std::is_sorted(all.begin(), all.end(), [](const auto& a, const auto& b) {
+            return a.str() < b.str();
+        }));
+    }
+    auto forks = tpkit::list_events(events_root("linux-6.18"), "sched:sched_process_f*");
+    ASSERT_EQ(forks.size(), 2u);
+    EXPECT_EQ(forks[0].str(), "sched:sched_process_fork");
+    EXPECT_EQ(forks[1].str(), "sched:sched_process_free");
+
+    // Without ':' a glob names a system or an event.
+    auto sys = tpkit::list_events(events_root("linux-6.18"), "sched");
+    auto by_event = tpkit::list_events(events_root("linux-6.18"), "sys_enter_rea?");
+    EXPECT_GT(sys.size(), 20u);
+    for (const auto& n : sys)
+        EXPECT_EQ(n.system, "sched");
+    std::set<std::string> names;
+    for (const auto& n : by_event)
+        names.insert(n.str());
+    EXPECT_EQ(names, (std::set<std::string>{"syscalls:sys_enter_read"}));
+    EXPECT_TRUE(tpkit::list_events(events_root("linux-6.18"), "nosuch:*").empty());
+}
+
+TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
+{
+    auto root = events_root("linux-6.18");
+    auto plans = tpkit::plan_events(root, {"sched:sched_process_fork", "syscalls:sys_enter_rea?",
+                                           "sched:sched_process_fork"},
+                                    "");
+    ASSERT_EQ(plans.size(), 2u); // the repeated event once
+    EXPECT_EQ(plans[0].name.str(), "sched:sched_process_fork");
+    EXPECT_EQ(plans[1].name.str(), "syscalls:sys_enter_read");
+    EXPECT_EQ(plans[1].config.event, 1u);
+    EXPECT_EQ(plans[1].config.event_id, plans[1].format.id);
+    EXPECT_EQ(plans[0].filter.len, 0u);
+
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"sched:nosuch"}, ""); }), Exit::unknown_target);
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"nosuch:*"}, ""); }), Exit::unknown_target);
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"sched"}, ""); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"syscalls:sys_enter_read"}, "count >"); }),
+              Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"syscalls:sys_enter_*"}, "", 10); }),
+              Exit::usage);
+
+    // A filter is compiled against each event's own layout: child_pid moved between kernels.
+    auto old = tpkit::plan_events(events_root("linux-6.1"), {"sched:sched_process_fork"}, "child_pid == 7");
+    auto now = tpkit::plan_events(root, {"sched:sched_process_fork"}, "child_pid == 7");
+    EXPECT_EQ(old[0].filter.insns[0].offset, 44u);
+    EXPECT_EQ(now[0].filter.insns[0].offset, 20u);
+    EXPECT_EQ(now[0].config.filter_on_copy, 0);
+
+    // The common_* header is rebuilt in a copy for the filter: only filters that read it pay.
+    auto by_pid = tpkit::plan_events(root, {"sched:sched_process_fork"}, "child_pid == 7 || common_pid == 1");
+    EXPECT_EQ(by_pid[0].config.filter_on_copy, 1);
+    auto by_comm = tpkit::plan_events(root, {"sched:sched_process_fork"}, "comm == \"sh\"");
+    EXPECT_EQ(by_comm[0].config.filter_on_copy, 0);
+}
+
+TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
+{
+    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto count = tpkit::field_spec(*read.field("count"));
+    EXPECT_EQ(count.access, TPKIT_FIELD_LOAD);
+    EXPECT_EQ(count.offset, 32u);
+    EXPECT_EQ(count.size, 8u);
+    EXPECT_EQ(count.load_slot, (32u - TPKIT_FIELD_LOAD_MIN) / 8);
+    EXPECT_EQ(count.is_signed, 0);
+    auto nr = tpkit::field_spec(*read.field("__syscall_nr"));
+    EXPECT_EQ(nr.access, TPKIT_FIELD_LOAD);
+    EXPECT_EQ(nr.load_slot, 0u);
+    EXPECT_EQ(nr.is_signed, 1);
+    // A pointer is a number, never sign-extended.
+    auto buf = tpkit::field_spec(*read.field("buf"));
+    EXPECT_EQ(buf.access, TPKIT_FIELD_LOAD);
+    EXPECT_EQ(buf.is_signed, 0);
+
+    // Strings: char[16] on 6.1, __data_loc on 6.18.
+    auto old = tpkit::field_spec(*format("linux-6.1", "sched", "sched_process_fork").field("parent_comm"));
+    EXPECT_EQ(old.access, TPKIT_FIELD_STR_FIXED);
+    EXPECT_EQ(old.offset, 8u);
+    EXPECT_EQ(old.size, 16u);
+    auto now = tpkit::field_spec(*format("linux-6.18", "sched", "sched_process_fork").field("parent_comm"));
+    EXPECT_EQ(now.access, TPKIT_FIELD_STR_DATA_LOC);
+
+    // Every integer field of both kernels: loaded directly exactly when aligned and inside the
+    // window, its slot pointing back at its offset.
+    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+        std::size_t loads = 0, probes = 0;
+        for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
+            auto f = format(kernel, name.system.c_str(), name.event.c_str());
+            for (const auto& field : f.fields) {
+                auto spec = tpkit::field_spec(field);
+                if (!tpkit::is_numeric(field))
+                    continue;
+                bool in_window = field.offset >= TPKIT_FIELD_LOAD_MIN &&
+                                 field.offset + field.size <= TPKIT_FIELD_LOAD_END &&
+                                 field.offset % field.size == 0;
+                ASSERT_EQ(spec.access, in_window ? TPKIT_FIELD_LOAD : TPKIT_FIELD_PROBE)
+                    << name.str() << " " << field.name;
+                if (in_window) {
+                    ASSERT_EQ(TPKIT_FIELD_LOAD_MIN + spec.load_slot * field.size, field.offset);
+                }
+                (in_window ? loads : probes) += !field.common;
+            }
+        }
+        // Only the common_* header is outside the window on the reference kernels.
+        EXPECT_GT(loads, 4000u) << kernel;
+        EXPECT_EQ(probes, 0u) << kernel;
+    }
+}
+
+TEST(EngineFields, ProbeReadsOutsideTheWindow)
+{
+    auto f = tpkit::parse_format(R"(name: wide
+ID: 9
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+	field:char blob[300];	offset:8;	size:300;	signed:0;
+	field:u32 odd;	offset:310;	size:4;	signed:0;
+	field:s64 far;	offset:320;	size:8;	signed:1;
+	field:u8 mac[6];	offset:328;	size:6;	signed:0;
+
+print fmt: "x"
+)", "wide");
+    EXPECT_EQ(tpkit::field_spec(*f.field("odd")).access, TPKIT_FIELD_PROBE);
+    EXPECT_EQ(tpkit::field_spec(*f.field("far")).access, TPKIT_FIELD_PROBE);
+    EXPECT_EQ(tpkit::field_spec(*f.field("far")).is_signed, 1);
+    EXPECT_EQ(tpkit::field_spec(*f.field("mac")).access, TPKIT_FIELD_NONE);
+    EXPECT_EQ(tpkit::field_spec(*f.field("blob")).access, TPKIT_FIELD_STR_FIXED);
+}
+
+TEST(EngineFields, HistogramValueMustBeAnInteger)
+{
+    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    tpkit_engine_config config{};
+    tpkit::configure_value(config, fork, "child_pid");
+    EXPECT_EQ(config.value.offset, 20u);
+    EXPECT_EQ(config.value.is_signed, 1);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "child_comm"); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "nosuch"); }), Exit::unknown_target);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "common_pid"); }), Exit::usage);
+    try {
+        tpkit::configure_value(config, fork, "nosuch");
+    } catch (const tpkit::Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "sched:sched_process_fork has no field 'nosuch' (fields: parent_comm, "
+                  "parent_pid, child_comm, child_pid)");
+    }
+    auto probe = format("linux-6.18", "tcp", "tcp_probe");
+    EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, probe, "saddr"); }), Exit::usage);
+}
+
+TEST(EngineKeys, ByGenericKeysAndFields)
+{
+    using tpkit::parse_key;
+    EXPECT_EQ(parse_key("", {}).source, TPKIT_KEY_NONE);
+    EXPECT_EQ(parse_key("comm", {TPKIT_KEY_COMM}).source, TPKIT_KEY_COMM);
+    EXPECT_EQ(parse_key("cpu", {TPKIT_KEY_CPU}).source, TPKIT_KEY_CPU);
+    EXPECT_EQ(exit_of([] { parse_key("tid", {TPKIT_KEY_COMM}); }), Exit::usage);
+    EXPECT_EQ(exit_of([] { parse_key("a b", {}); }), Exit::usage);
+    auto key = parse_key("child_comm", {});
+    EXPECT_EQ(key.source, TPKIT_KEY_FIELD);
+    EXPECT_EQ(key.name(), "child_comm");
+
+    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    tpkit_engine_config config{};
+    tpkit::configure_key(config, key, fork);
+    EXPECT_EQ(config.key_source, TPKIT_KEY_FIELD);
+    EXPECT_EQ(config.key_field.access, TPKIT_FIELD_STR_DATA_LOC);
+    EXPECT_EQ(config.key_field.offset, 16u);
+
+    tpkit::configure_key(config, parse_key("common_pid", {}), fork);
+    EXPECT_EQ(config.key_source, TPKIT_KEY_TID);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("common_flags", {}), fork); }),
+              Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("nosuch", {}), fork); }),
+              Exit::unknown_target);
+
+    // Keys read back: strings, signed and unsigned numbers, pointers in hex.
+    tpkit_engine_key k{};
+    std::snprintf(k.str, sizeof(k.str), "bash");
+    EXPECT_EQ(tpkit::key_text(k, key, fork), "bash");
+    k.number = static_cast<std::uint64_t>(-3);
+    EXPECT_EQ(tpkit::key_text(k, parse_key("child_pid", {}), fork), "-3");
+    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    k.number = 0xffff8880deadbeefULL;
+    EXPECT_EQ(tpkit::key_text(k, parse_key("buf", {}), read), "0xffff8880deadbeef");
+    k.number = 4096;
+    EXPECT_EQ(tpkit::key_text(k, parse_key("count", {}), read), "4096");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("pid", {TPKIT_KEY_PID}), read), "4096");
+}
+
+TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)
+{
+    tpkit_engine_config config{};
+    auto now = format("linux-6.18", "sched", "sched_process_fork");
+    tpkit::configure_record(config, now);
+    EXPECT_EQ(config.event_id, now.id);
+    EXPECT_EQ(config.fixed_size, 24u);
+    ASSERT_EQ(config.dynamic_count, 2u);
+    EXPECT_EQ(config.dynamic_offsets[0], 8u);
+    EXPECT_EQ(config.dynamic_offsets[1], 16u);
+
+    tpkit::configure_record(config, format("linux-6.1", "sched", "sched_process_fork"));
+    EXPECT_EQ(config.fixed_size, 48u);
+    EXPECT_EQ(config.dynamic_count, 0u);
+
+    // Every event of both kernels fits the copy.
+    for (const char* kernel : {"linux-6.1", "linux-6.18"})
+        for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
+            auto f = format(kernel, name.system.c_str(), name.event.c_str());
+            ASSERT_EQ(exit_of([&] { tpkit::configure_record(config, f); }), Exit::ok) << name.str();
+            EXPECT_LE(config.fixed_size, std::uint32_t(TPKIT_SNOOP_RECORD_MAX));
+        }
+}
+
+TEST(EngineCli, TrailingNumbersAreIntervalAndCount)
+{
+    tpkit::CommonOptions options;
+    auto events = tpkit::split_interval_count({"sched:a", "net:b", "0.5", "3"}, options);
+    EXPECT_EQ(events, (std::vector<std::string>{"sched:a", "net:b"}));
+    EXPECT_DOUBLE_EQ(options.interval, 0.5);
+    EXPECT_EQ(options.count, 3u);
+
+    tpkit::CommonOptions one;
+    EXPECT_EQ(tpkit::split_interval_count({"sched:a", "2"}, one).size(), 1u);
+    EXPECT_DOUBLE_EQ(one.interval, 2);
+    EXPECT_EQ(one.count, 0u);
+
+    tpkit::CommonOptions bad;
+    EXPECT_EQ(exit_of([&] { tpkit::split_interval_count({"1", "2"}, bad); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::split_interval_count({"x:y", "0"}, bad); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::split_interval_count({"x:y", "1", "2.5"}, bad); }), Exit::usage);
+}
+
+TEST(EngineHistogram, SlotsOfTheChosenLayout)
+{
+    tpkit_engine_config config{};
+    config.hist_layout = TPKIT_HIST_LINEAR;
+    config.linear_min = 0;
+    config.linear_max = 1000;
+    config.linear_step = 100;
+    std::vector<std::uint64_t> slots(TPKIT_LINEAR_SLOTS);
+    slots[tpkit_linear_slot(150, 0, 1000, 100)] = 5;
+    auto hist = tpkit::histogram_from_slots(config, slots);
+    EXPECT_EQ(hist.kind(), tpkit::HistogramKind::linear);
+    ASSERT_EQ(hist.nonempty_span().size(), 1u);
+    EXPECT_EQ(hist.nonempty_span()[0], (tpkit::Bucket{100, 199, 5}));
+
+    config.hist_layout = TPKIT_HIST_LOG2;
+    std::vector<std::uint64_t> log2(TPKIT_LOG2_SLOTS);
+    log2[tpkit_log2_u64(100)] = 2;
+    EXPECT_EQ(tpkit::histogram_from_slots(config, log2).nonempty_span()[0],
+              (tpkit::Bucket{64, 127, 2}));
+}
