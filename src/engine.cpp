@@ -289,6 +289,14 @@ std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const
     return std::to_string(key.number);
 }
 
+bool key_is_number(const KeyChoice& choice, const EventFormat& format)
+{
+    if (choice.source == TPKIT_KEY_COMM || choice.source == TPKIT_KEY_NONE)
+        return false;
+    const Field* f = choice.source == TPKIT_KEY_FIELD ? format.field(choice.field) : nullptr;
+    return !f || (!f->is_string() && !f->is_pointer());
+}
+
 void configure_value(tpkit_engine_config& config, const EventFormat& format, std::string_view name)
 {
     const Field& f = find_field(format, name);

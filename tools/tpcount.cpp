@@ -100,7 +100,9 @@ private:
         for (const Row& r : rows) {
             tpkit::JsonObject obj;
             obj.add("event", plans_[r.event].name.str());
-            if (key_.source != TPKIT_KEY_NONE)
+            if (key_.source != TPKIT_KEY_NONE && tpkit::key_is_number(key_, plans_[r.event].format))
+                obj.add_raw(key_.name(), r.key);
+            else if (key_.source != TPKIT_KEY_NONE)
                 obj.add(key_.name(), r.key);
             fmt::print("{}\n", obj.add("count", r.count).str());
         }

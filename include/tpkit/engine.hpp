@@ -83,6 +83,8 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
 // pointer field).
 std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice,
                      const EventFormat& format);
+// Whether key_text() gives a decimal number (for JSON): pid, tid, cpu, integer fields.
+bool key_is_number(const KeyChoice& choice, const EventFormat& format);
 
 // tphist: sets config.value to the numeric field NAME. Unknown → Error(unknown_target); a string,
 // array, oddly sized or common_* field → Error(usage) saying what it is.

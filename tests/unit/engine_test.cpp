@@ -240,6 +240,11 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     k.number = 4096;
     EXPECT_EQ(tpkit::key_text(k, parse_key("count", {}), read), "4096");
     EXPECT_EQ(tpkit::key_text(k, parse_key("pid", {TPKIT_KEY_PID}), read), "4096");
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("pid", {TPKIT_KEY_PID}), read));
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("count", {}), read));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("buf", {}), read));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("comm", {TPKIT_KEY_COMM}), read));
+    EXPECT_FALSE(tpkit::key_is_number(key, fork));
 }
 
 TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)

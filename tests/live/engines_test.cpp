@@ -1,0 +1,447 @@
+// The generic tools against real events: a reader process makes read() calls of known sizes,
+// fork batches make known forks, and tphist, tpcount and tpsnoop must see exactly those.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+constexpr int zero_fd = 100; // the reader's /dev/zero: filters on it leave its pipe reads out
+
+// A child process that reads /dev/zero on fd 100 with the sizes it is asked for.
+class Reader {
+public:
+    Reader()
+    {
+        int cmd[2], ack[2];
+        if (pipe(cmd) != 0 || pipe(ack) != 0)
+            throw std::runtime_error("pipe failed");
+        pid_ = fork();
+        if (pid_ < 0)
+            throw std::runtime_error("fork failed");
+        if (pid_ == 0) {
+            close(cmd[1]);
+            close(ack[0]);
+            prctl(PR_SET_NAME, "tpkit-reader", 0, 0, 0);
+            int fd = open("/dev/zero", O_RDONLY);
+            if (fd < 0 || dup2(fd, zero_fd) != zero_fd)
+                _exit(90);
+            static char buf[1 << 16];
+            std::uint64_t address = reinterpret_cast<std::uintptr_t>(buf);
+            if (write(ack[1], &address, sizeof(address)) != sizeof(address))
+                _exit(91);
+            std::uint32_t request[2];
+            while (::read(cmd[0], request, sizeof(request)) == sizeof(request)) {
+                for (std::uint32_t i = 0; i < request[1]; i++)
+                    if (::read(zero_fd, buf, request[0]) != static_cast<ssize_t>(request[0]))
+                        _exit(92);
+                if (write(ack[1], "k", 1) != 1)
+                    _exit(93);
+            }
+            _exit(0);
+        }
+        close(cmd[0]);
+        close(ack[1]);
+        cmd_ = cmd[1];
+        ack_ = ack[0];
+        if (::read(ack_, &buffer_, sizeof(buffer_)) != sizeof(buffer_))
+            throw std::runtime_error("reader did not start");
+    }
+    ~Reader()
+    {
+        close(cmd_);
+        close(ack_);
+        waitpid(pid_, nullptr, 0);
+    }
+
+    // `times` reads of `size` bytes, done when this returns.
+    void read(std::uint32_t size, std::uint32_t times)
+    {
+        std::uint32_t request[2] = {size, times};
+        char k;
+        if (write(cmd_, request, sizeof(request)) != sizeof(request) || ::read(ack_, &k, 1) != 1)
+            throw std::runtime_error("reader failed");
+    }
+
+    pid_t pid() const { return pid_; }
+    std::uint64_t buffer() const { return buffer_; }
+
+private:
+    pid_t pid_ = -1;
+    int cmd_ = -1, ack_ = -1;
+    std::uint64_t buffer_ = 0;
+};
+
+bool has(const std::string& line, const std::string& text) { return line.find(text) != std::string::npos; }
+
+// Buckets (low → count) summed over every histogram line, empty ones left out.
+std::map<std::uint64_t, std::uint64_t> bucket_counts(const ToolRun& tool)
+{
+    std::map<std::uint64_t, std::uint64_t> counts;
+    for (const auto& line : tool.lines()) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        const std::string& buckets = obj["buckets"];
+        for (std::size_t at = buckets.find('{'); at != std::string::npos; at = buckets.find('{', at + 1)) {
+            auto b = tpkit::live::parse_flat_json(buckets.substr(at, buckets.find('}', at) - at + 1));
+            if (std::stoull(b["count"]))
+                counts[std::stoull(b["low"])] += std::stoull(b["count"]);
+        }
+    }
+    return counts;
+}
+
+// tphist over the reader's reads: 0 bytes x2, 1 x3, 100 x5, 500 x7; markers of 3000 bytes (in
+// the bucket starting at marker_low) until a histogram shows one.
+void expect_read_histogram(const std::vector<std::string>& args, bool filter_by_pid,
+                           std::uint64_t marker_low, std::map<std::uint64_t, std::uint64_t> expected)
+{
+    TPKIT_REQUIRE_LIVE();
+    Reader reader;
+    std::string pid = std::to_string(reader.pid());
+    std::vector<std::string> argv{tpkit::live::tool_path("tphist"), "syscalls:sys_enter_read", "count",
+                                  "--json", "0.1"};
+    if (filter_by_pid) {
+        argv.insert(argv.end(), {"--filter", "common_pid == " + pid + " && fd == 100"});
+    } else {
+        argv.insert(argv.end(), {"-p", pid, "--filter", "fd == 100"});
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    ToolRun tool(argv);
+
+    bool live = false;
+    const std::string marker = "\"low\":" + std::to_string(marker_low) + ",";
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        reader.read(3000, 1);
+        live = tool.wait_for_line([&](const std::string& l) { return has(l, marker); }, 300ms);
+    }
+    ASSERT_TRUE(live) << tool.stderr_text();
+    reader.read(0, 2);
+    reader.read(1, 3);
+    reader.read(100, 5);
+    reader.read(500, 7);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    auto counts = bucket_counts(tool);
+    counts.erase(marker_low);
+    EXPECT_EQ(counts, expected);
+}
+
+} // namespace
+
+TEST(TphistLive, Log2BucketsOfReadSizesFilteredByCommonPid)
+{
+    expect_read_histogram({}, true, 2048, {{0, 5}, {64, 5}, {256, 7}});
+}
+
+TEST(TphistLive, Log2BucketsWithPidOption)
+{
+    expect_read_histogram({}, false, 2048, {{0, 5}, {64, 5}, {256, 7}});
+}
+
+TEST(TphistLive, LinearBuckets)
+{
+    expect_read_histogram({"--linear", "0,1000,100"}, true, 1000, {{0, 5}, {100, 5}, {500, 7}});
+}
+
+TEST(TphistLive, LogLinearBuckets)
+{
+    // 2 sub-bits: 100 is in [96, 111], 500 in [448, 511], 3000 in [2560, 3071].
+    expect_read_histogram({"--loglinear", "2"}, false, 2560, {{0, 2}, {1, 3}, {96, 5}, {448, 7}});
+}
+
+TEST(TphistLive, ByCommKeysTheHistogram)
+{
+    TPKIT_REQUIRE_LIVE();
+    Reader reader;
+    ToolRun tool({tpkit::live::tool_path("tphist"), "syscalls:sys_enter_read", "count", "--json",
+                  "0.1", "--by", "comm", "--filter", "fd == 100"});
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        reader.read(3000, 1);
+        live = tool.wait_for_line([](const std::string& l) { return has(l, "\"key\":\"tpkit-reader\""); },
+                                  300ms);
+    }
+    ASSERT_TRUE(live) << tool.stderr_text();
+    reader.read(100, 4);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    std::uint64_t in_64 = 0;
+    for (const auto& line : tool.lines()) {
+        if (!has(line, "\"key\":\"tpkit-reader\""))
+            continue;
+        EXPECT_TRUE(has(line, "\"field\":\"count\""));
+        auto pos = line.find("{\"low\":64,");
+        if (pos != std::string::npos)
+            in_64 += std::stoull(tpkit::live::parse_flat_json(line.substr(pos))["count"]);
+    }
+    EXPECT_EQ(in_64, 4u);
+}
+
+namespace {
+
+// tpcount over sched_process_fork: markers until counted, then one batch of 7 children and 3
+// threads; returns the tool's lines and the batch.
+struct CountedForks {
+    std::vector<std::string> lines;
+    tpkit::live::ForkBatch batch;
+};
+
+CountedForks count_forks(const std::string& by)
+{
+    ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_process_fork", "--by", by, "--json",
+                  "0.1"});
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        auto marker = tpkit::live::run_fork_batch("tpkit-mark", 1, 0);
+        std::string expect = by == "comm" ? "\"comm\":\"tpkit-mark\""
+                                          : "\"parent_pid\":" + std::to_string(marker.forker) + ",";
+        live = tool.wait_for_line([&](const std::string& l) { return has(l, expect); }, 300ms);
+    }
+    EXPECT_TRUE(live) << tool.stderr_text();
+    CountedForks result;
+    result.batch = tpkit::live::run_fork_batch("tpkit-count", 7, 3);
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    result.lines = tool.lines();
+    return result;
+}
+
+std::uint64_t sum_counts(const std::vector<std::string>& lines, const std::string& key,
+                         const std::string& value)
+{
+    std::uint64_t total = 0;
+    for (const auto& line : lines) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        if (obj[key] == value && obj["event"] == "sched:sched_process_fork")
+            total += std::stoull(obj["count"]);
+    }
+    return total;
+}
+
+} // namespace
+
+TEST(TpcountLive, ByCommCountsEveryFork)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto counted = count_forks("comm");
+    EXPECT_EQ(sum_counts(counted.lines, "comm", "tpkit-count"), 10u);
+}
+
+TEST(TpcountLive, ByFieldCountsEveryFork)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto counted = count_forks("parent_pid");
+    EXPECT_EQ(sum_counts(counted.lines, "parent_pid", std::to_string(counted.batch.forker)), 10u);
+}
+
+TEST(TpcountLive, TotalsOfSeveralEvents)
+{
+    TPKIT_REQUIRE_LIVE();
+    Reader reader;
+    ToolRun tool({tpkit::live::tool_path("tpcount"), "syscalls:sys_enter_read", "syscalls:sys_enter_lseek",
+                  "-p", std::to_string(reader.pid()), "--filter", "fd == 100", "--json", "0.1"});
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        reader.read(1, 1);
+        live = tool.wait_for_line([](const std::string& l) { return has(l, "sys_enter_read"); }, 300ms);
+    }
+    ASSERT_TRUE(live) << tool.stderr_text();
+    auto before = tool.lines().size();
+    reader.read(1, 9);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    std::uint64_t reads = 0, lseeks = 0;
+    for (std::size_t i = before; i < tool.lines().size(); i++) {
+        auto obj = tpkit::live::parse_flat_json(tool.lines()[i]);
+        (obj["event"] == "syscalls:sys_enter_read" ? reads : lseeks) += std::stoull(obj["count"]);
+    }
+    EXPECT_EQ(reads, 9u);
+    EXPECT_EQ(lseeks, 0u);
+}
+
+namespace {
+
+// tpsnoop over forks: batches of one child named `marker` until one shows, then a batch of 3
+// children named `comm`.
+std::pair<std::vector<std::string>, tpkit::live::ForkBatch>
+snoop_forks(std::vector<std::string> args, const std::string& comm, const std::string& marker = "tpkit-mark")
+{
+    std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "sched:sched_process_fork"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ToolRun tool(argv);
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        tpkit::live::run_fork_batch(marker, 1, 0);
+        live = tool.wait_for_line([&](const std::string& l) { return has(l, marker); }, 300ms);
+    }
+    EXPECT_TRUE(live) << tool.stderr_text();
+    auto batch = tpkit::live::run_fork_batch(comm, 3, 0);
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    return {tool.lines(), batch};
+}
+
+void expect_forks_decoded(const std::vector<std::string>& extra)
+{
+    std::vector<std::string> args{"--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto [lines, batch] = snoop_forks(args, "tpkit-snoop");
+    ASSERT_EQ(batch.children.size(), 3u);
+    for (pid_t child : batch.children) {
+        int found = 0;
+        for (const auto& line : lines) {
+            auto obj = tpkit::live::parse_flat_json(line);
+            auto fields = tpkit::live::parse_flat_json(obj["fields"]);
+            if (fields["child_pid"] != std::to_string(child))
+                continue;
+            found++;
+            EXPECT_EQ(obj["event"], "sched:sched_process_fork");
+            EXPECT_EQ(obj["comm"], "tpkit-snoop");
+            EXPECT_EQ(obj["pid"], std::to_string(batch.forker));
+            EXPECT_EQ(fields["parent_pid"], std::to_string(batch.forker));
+            EXPECT_EQ(fields["parent_comm"], "tpkit-snoop");
+            EXPECT_EQ(fields["child_comm"], "tpkit-snoop");
+        }
+        EXPECT_EQ(found, 1) << "child " << child;
+    }
+    EXPECT_EQ(lines.back(), "{\"lost_events\":0}");
+}
+
+} // namespace
+
+TEST(TpsnoopLive, DecodesForksFromTheRingBuffer) { expect_forks_decoded({}); }
+
+TEST(TpsnoopLive, DecodesForksFromThePerfBuffer) { expect_forks_decoded({"--perf-buffer"}); }
+
+TEST(TpsnoopLive, TracePipeStyleLines)
+{
+    TPKIT_REQUIRE_LIVE();
+    // Markers must pass --comm too: they have the batch's name.
+    auto [lines, batch] = snoop_forks({"--comm", "tpkit-text"}, "tpkit-text", "tpkit-text");
+    for (pid_t child : batch.children) {
+        std::string tail = "sched_process_fork: parent_comm=tpkit-text parent_pid=" +
+                           std::to_string(batch.forker) + " child_comm=tpkit-text child_pid=" +
+                           std::to_string(child);
+        std::string head = "tpkit-text-" + std::to_string(batch.forker);
+        int found = 0;
+        for (const auto& line : lines)
+            if (has(line, tail)) {
+                found++;
+                EXPECT_TRUE(has(line, head)) << line;
+                EXPECT_TRUE(line.size() > tail.size() &&
+                            line.compare(line.size() - tail.size(), tail.size(), tail) == 0)
+                    << line;
+            }
+        EXPECT_EQ(found, 1) << child;
+    }
+}
+
+TEST(TpsnoopLive, DecodesSyscallArguments)
+{
+    TPKIT_REQUIRE_LIVE();
+    Reader reader;
+    ToolRun tool({tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_read", "--json", "-p",
+                  std::to_string(reader.pid()), "--filter", "fd == 100 && count != 3000"});
+    // Markers of 2999 bytes pass; the filter keeps 3000 out.
+    bool live = false;
+    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+        reader.read(3000, 1);
+        reader.read(2999, 1);
+        live = tool.wait_for_line([](const std::string& l) { return has(l, "\"count\":2999"); }, 300ms);
+    }
+    ASSERT_TRUE(live) << tool.stderr_text();
+    reader.read(12345, 2);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    int found = 0;
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(reader.buffer()));
+    for (const auto& line : tool.lines()) {
+        EXPECT_FALSE(has(line, "\"count\":3000")) << line;
+        auto obj = tpkit::live::parse_flat_json(line);
+        auto fields = tpkit::live::parse_flat_json(obj["fields"]);
+        if (fields["count"] != "12345")
+            continue;
+        found++;
+        EXPECT_EQ(obj["comm"], "tpkit-reader");
+        EXPECT_EQ(obj["pid"], std::to_string(reader.pid()));
+        EXPECT_EQ(fields["fd"], "100");
+        EXPECT_EQ(fields["buf"], buf);
+        EXPECT_EQ(fields["__syscall_nr"], std::to_string(SYS_read));
+    }
+    EXPECT_EQ(found, 2);
+}
+
+TEST(EngineToolErrors, ExitCodesAndOneLine)
+{
+    TPKIT_REQUIRE_LIVE();
+    struct Case {
+        std::vector<std::string> argv;
+        int code;
+        std::string message;
+    };
+    const Case cases[] = {
+        {{"tphist", "sched:nosuch", "x"}, 4, "tphist: unknown tracepoint 'sched:nosuch'"},
+        {{"tphist", "syscalls:sys_enter_read", "nosuch"}, 4,
+         "tphist: syscalls:sys_enter_read has no field 'nosuch' (fields: __syscall_nr, fd, buf, count)"},
+        {{"tphist", "sched:sched_process_fork", "child_comm"}, 2, "tphist: field 'child_comm'"},
+        {{"tphist", "syscalls:sys_enter_read", "count", "--filter", "count >"}, 2, "tphist: filter:"},
+        {{"tphist", "syscalls:sys_enter_read", "count", "--linear", "5,1"}, 2, "tphist: bad --linear"},
+        {{"tpcount", "sched:sched_process_fork", "--by", "nosuch"}, 4, "tpcount: sched:sched_process_fork has no field"},
+        {{"tpcount", "nosuch:*"}, 4, "tpcount: no tracepoint matches 'nosuch:*'"},
+        {{"tpcount", "sched:sched_process_fork", "0"}, 2, "tpcount: interval '0'"},
+        {{"tpsnoop", "sched:sched_process_fork", "-f", "nosuch"}, 4, "tpsnoop: sched:sched_process_fork has no field 'nosuch'"},
+        {{"tpsnoop", "sched:sched_process_fork", "--bogus"}, 2, "tpsnoop: "},
+        {{"tplist", "nosuch:*"}, 4, "tplist: no tracepoint matches"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> argv = c.argv;
+        argv[0] = tpkit::live::tool_path(argv[0]);
+        ToolRun tool(argv);
+        EXPECT_EQ(tool.wait(10s), c.code) << c.argv[0] << " " << c.argv[1];
+        EXPECT_EQ(tool.stderr_text().rfind(c.message, 0), 0u) << tool.stderr_text();
+        EXPECT_EQ(std::count(tool.stderr_text().begin(), tool.stderr_text().end(), '\n'), 1)
+            << tool.stderr_text();
+    }
+}
+
+TEST(EngineToolCleanup, NothingStaysLoaded)
+{
+    TPKIT_REQUIRE_LIVE();
+    const std::vector<std::pair<std::vector<std::string>, int>> runs = {
+        {{"tphist", "syscalls:sys_enter_read", "count", "--by", "comm"}, SIGINT},
+        {{"tpcount", "syscalls:sys_enter_rea*", "sched:sched_process_fork"}, SIGTERM},
+        {{"tpsnoop", "sched:sched_process_fork", "syscalls:sys_enter_write", "-d", "0.5"}, 0},
+        {{"tpcount", "sched:sched_process_fork", "--by", "nosuch"}, 0},
+    };
+    for (const auto& [args, sig] : runs) {
+        std::vector<std::string> argv = args;
+        argv[0] = tpkit::live::tool_path(argv[0]);
+        ToolRun tool(argv);
+        if (sig) {
+            // Running means loaded: wait until its programs show, then stop it.
+            for (int i = 0; i < 100; i++) {
+                auto progs = tpkit::live::loaded_bpf_programs();
+                if (std::count_if(progs.begin(), progs.end(), [](const std::string& p) {
+                        return p == "hist_event" || p == "count_event" || p == "snoop_event";
+                    }))
+                    break;
+                std::this_thread::sleep_for(20ms);
+            }
+            tool.stop(sig);
+        } else {
+            tool.wait(20s);
+        }
+        auto progs = tpkit::live::loaded_bpf_programs();
+        for (const char* name : {"hist_event", "count_event", "snoop_event"})
+            EXPECT_EQ(std::count(progs.begin(), progs.end(), name), 0) << args[0] << " left " << name;
+    }
+}
