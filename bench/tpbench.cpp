@@ -1,0 +1,1069 @@
+// tpbench: tpkit side by side with hand-written libbpf floors, bpftrace, libbpf-tools and perf.
+//
+// Every comparison runs in one invocation, interleaved (the order rotates every round), several
+// rounds; figures are medians, and costs are differences and ratios within a round, because
+// the machine is noisy and absolute times do not compare across runs. Prints Markdown tables
+// and writes every run as JSON. --smoke: tiny sizes, one round, checks that every contender
+// runs and yields numbers (and that streaming counts add up exactly).
+#include "process.hpp"
+
+#include <tpkit/json.hpp>
+#include <tpkit/tracefs.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using tpbench::MemFile;
+using tpbench::Process;
+using namespace std::chrono_literals;
+
+constexpr double nan_value = std::numeric_limits<double>::quiet_NaN();
+
+struct Config {
+    bool smoke = false;
+    fs::path bin_dir;   // tpkit's tools
+    fs::path bench_dir; // tpbench-work, tpbench-floor
+    fs::path out;
+    int rounds = 5;
+    int stream_rounds = 3;
+    std::uint64_t read_ops = 1'000'000;
+    std::uint64_t stream_ops = 2'000'000;
+    std::uint64_t slow_stream_ops = 200'000; // bpftrace's printf: ~7 µs per event
+    std::uint64_t fork_ops = 4'000;
+    double fixed_seconds = 1;
+    std::vector<std::uint64_t> rates{12'500, 25'000, 50'000, 100'000, 200'000, 400'000, 800'000,
+                                     1'600'000};
+    double rate_seconds = 1;
+    std::vector<std::string> only; // parts to run; empty: all
+    bool runs(std::string_view part) const
+    {
+        return only.empty() || std::find(only.begin(), only.end(), part) != only.end();
+    }
+};
+
+// How a contender tells what it delivered and lost.
+enum class Counting { none, tpkit_json, floor_json, bpftrace_json, perf_stat };
+
+struct Contender {
+    std::string id;
+    std::string label;
+    std::string family; // none, floor, tpkit, bpftrace, libbpf-tools, perf
+    std::string attach;
+    std::vector<std::string> argv; // "{pid}" → the workload's pid; empty: no tracing
+    int programs = 1;              // tracepoint programs to wait for; 0: perf counters
+    Counting counting = Counting::none;
+    std::uint64_t ops = 0; // workload size when not the scenario's
+    std::string missing;   // why it cannot run here
+};
+
+struct Run {
+    bool ok = false;
+    std::string error;
+    double ns_per_op = nan_value;
+    double elapsed_s = nan_value;
+    std::uint64_t ops = 0;
+    std::optional<std::uint64_t> delivered, lost;
+    std::optional<tpbench::BpfRunStats::Sample> bpf;
+    bool exact() const { return delivered && lost && *delivered + *lost == ops; }
+};
+
+struct Scenario {
+    std::string id;
+    std::string title;
+    std::string workload; // read | fork
+    std::uint64_t ops;
+    int rounds;
+    std::vector<Contender> contenders; // the first is "none"
+};
+
+struct ContenderResult {
+    std::vector<Run> rounds;
+    std::optional<Run> stats; // one more run with BPF run-time statistics
+};
+
+// ---------------------------------------------------------------------------------------------
+// Running one workload under one contender
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to)
+{
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key)
+{
+    std::size_t at = line.find(key);
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    at += key.size();
+    while (at < line.size() && line[at] == ' ')
+        at++;
+    std::uint64_t v = 0;
+    bool any = false;
+    for (; at < line.size() && line[at] >= '0' && line[at] <= '9'; at++, any = true)
+        v = v * 10 + static_cast<std::uint64_t>(line[at] - '0');
+    return any ? std::optional(v) : std::nullopt;
+}
+
+void count_events(const Contender& c, const MemFile& out, const MemFile& err, Run& run)
+{
+    std::uint64_t delivered = 0, lost = 0;
+    switch (c.counting) {
+    case Counting::none:
+        return;
+    case Counting::tpkit_json: // one object per event, then {"lost_events":N}
+        out.for_each_line([&](std::string_view line) {
+            if (auto n = number_after(line, "{\"lost_events\":"))
+                lost += *n;
+            else if (!line.empty() && line[0] == '{')
+                delivered++;
+        });
+        break;
+    case Counting::floor_json:
+        out.for_each_line([&](std::string_view line) {
+            delivered += number_after(line, "\"delivered\":").value_or(0);
+            lost += number_after(line, "\"lost_events\":").value_or(0);
+        });
+        break;
+    case Counting::bpftrace_json:
+        out.for_each_line([&](std::string_view line) {
+            if (line.find("\"type\": \"printf\"") != std::string_view::npos)
+                delivered++;
+            else if (line.find("\"type\": \"lost_events\"") != std::string_view::npos)
+                lost += number_after(line, "\"events\":").value_or(0);
+        });
+        break;
+    case Counting::perf_stat: // -x, : "COUNT,,EVENT,..."
+        err.for_each_line([&](std::string_view line) {
+            if (line.find(",,") != std::string_view::npos && !line.empty() &&
+                line[0] >= '0' && line[0] <= '9')
+                delivered += number_after(line, "").value_or(0);
+        });
+        break;
+    }
+    run.delivered = delivered;
+    run.lost = lost;
+}
+
+Run run_once(const Config& cfg, const Contender& c, const std::string& workload,
+             std::uint64_t ops, std::uint64_t rate, bool with_stats)
+{
+    Run run;
+    run.ops = ops;
+    MemFile work_out, work_err, tool_out, tool_err;
+    std::vector<std::string> work_argv{(cfg.bench_dir / "tpbench-work").string(), workload,
+                                       std::to_string(ops)};
+    if (rate)
+        work_argv.insert(work_argv.end(), {"--rate", std::to_string(rate)});
+    Process work(work_argv, work_out, work_err);
+    if (!tpbench::wait_ready_signal(work, 10s)) {
+        run.error = "workload did not start: " + work_err.head();
+        return run;
+    }
+
+    std::optional<Process> tool;
+    tpbench::Attachments attached;
+    if (!c.argv.empty()) {
+        std::vector<std::string> argv;
+        for (const auto& a : c.argv)
+            argv.push_back(replace_all(a, "{pid}", std::to_string(work.pid())));
+        tool.emplace(argv, tool_out, tool_err);
+        if (!tpbench::wait_attached(*tool, c.programs, 30s, attached)) {
+            auto f = tool->wait(2s);
+            run.error = fmt::format("not attached ({}): {}", f.describe(), tool_err.head(300));
+            return run;
+        }
+    }
+    std::optional<tpbench::BpfRunStats> stats;
+    tpbench::BpfRunStats::Sample before;
+    if (with_stats && !attached.prog_ids.empty()) {
+        stats.emplace();
+        before = tpbench::BpfRunStats::sample(attached.prog_ids);
+    }
+
+    work.signal(SIGUSR1);
+    auto work_done = work.wait(600s);
+    if (stats && stats->enabled()) {
+        auto after = tpbench::BpfRunStats::sample(attached.prog_ids);
+        run.bpf = tpbench::BpfRunStats::Sample{after.run_time_ns - before.run_time_ns,
+                                              after.run_cnt - before.run_cnt};
+    }
+    stats.reset();
+    if (!work_done.ok()) {
+        run.error = fmt::format("workload: {}: {}", work_done.describe(), work_err.head(300));
+        return run;
+    }
+    work_out.for_each_line([&](std::string_view line) {
+        // The median chunk: robust against the moments other tasks took the CPU.
+        constexpr std::string_view key = "chunk_median_ns_per_op=";
+        if (auto pos = line.find(key); pos != std::string_view::npos)
+            run.ns_per_op = std::strtod(std::string(line.substr(pos + key.size())).c_str(), nullptr);
+        if (auto ns = number_after(line, "elapsed_ns="))
+            run.elapsed_s = static_cast<double>(*ns) / 1e9;
+    });
+    if (tool) {
+        tool->signal(SIGINT);
+        auto f = tool->wait(120s);
+        // perf stat re-raises the SIGINT that stops it, after printing its counts.
+        bool perf_stopped = c.family == "perf" && !f.exited && f.code == SIGINT;
+        if (!f.ok() && !perf_stopped) {
+            run.error = fmt::format("{}: {}", f.describe(), tool_err.head(300));
+            return run;
+        }
+        count_events(c, tool_out, tool_err, run);
+    }
+    run.ok = std::isfinite(run.ns_per_op) && run.ns_per_op > 0;
+    if (!run.ok)
+        run.error = "no figure from the workload: " + work_out.head(200);
+    return run;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+double median(std::vector<double> v)
+{
+    std::erase_if(v, [](double x) { return !std::isfinite(x); });
+    if (v.empty())
+        return nan_value;
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Summary {
+    double ns_per_op = nan_value;
+    double added = nan_value; // median over rounds of (traced - untraced in the same round)
+    double added_min = nan_value, added_max = nan_value;
+    std::vector<double> added_by_round;
+    double bpf_ns_per_op = nan_value;
+    double bpf_runs_per_op = nan_value;
+    std::uint64_t lost_max = 0;
+    std::uint64_t delivered_min = std::numeric_limits<std::uint64_t>::max();
+    bool counted = false;
+    bool all_exact = true;
+    bool all_ok = true;
+    std::string error;
+};
+
+Summary summarize(const ContenderResult& r, const ContenderResult& none)
+{
+    Summary s;
+    std::vector<double> ns;
+    for (std::size_t i = 0; i < r.rounds.size(); i++) {
+        const Run& run = r.rounds[i];
+        if (!run.ok) {
+            s.all_ok = false;
+            s.error = run.error;
+            s.added_by_round.push_back(nan_value);
+            continue;
+        }
+        ns.push_back(run.ns_per_op);
+        double base = i < none.rounds.size() && none.rounds[i].ok ? none.rounds[i].ns_per_op
+                                                                   : nan_value;
+        s.added_by_round.push_back(run.ns_per_op - base);
+        if (run.delivered) {
+            s.counted = true;
+            s.lost_max = std::max(s.lost_max, *run.lost);
+            s.delivered_min = std::min(s.delivered_min, *run.delivered);
+            s.all_exact = s.all_exact && run.exact();
+        }
+    }
+    s.ns_per_op = median(ns);
+    s.added = median(s.added_by_round);
+    for (double a : s.added_by_round) {
+        if (!std::isfinite(a))
+            continue;
+        s.added_min = std::isfinite(s.added_min) ? std::min(s.added_min, a) : a;
+        s.added_max = std::isfinite(s.added_max) ? std::max(s.added_max, a) : a;
+    }
+    if (r.stats && r.stats->ok && r.stats->bpf && r.stats->ops) {
+        s.bpf_ns_per_op = static_cast<double>(r.stats->bpf->run_time_ns) / r.stats->ops;
+        s.bpf_runs_per_op = static_cast<double>(r.stats->bpf->run_cnt) / r.stats->ops;
+    }
+    return s;
+}
+
+// Median over rounds of added(a) / added(b): both measured in the same round.
+double ratio(const Summary& a, const Summary& b)
+{
+    std::vector<double> v;
+    for (std::size_t i = 0; i < a.added_by_round.size() && i < b.added_by_round.size(); i++)
+        if (b.added_by_round[i] > 0)
+            v.push_back(a.added_by_round[i] / b.added_by_round[i]);
+    return median(v);
+}
+
+std::string num(double v, int decimals = 0)
+{
+    return std::isfinite(v) ? fmt::format("{:.{}f}", v, decimals) : "–";
+}
+
+std::string json_num(double v)
+{
+    return std::isfinite(v) ? fmt::format("{:.3f}", v) : "null";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contenders
+
+struct Programs {
+    std::string bpftrace, perf, syscount, runqlat;
+};
+
+Contender none()
+{
+    return {"none", "no tracing", "none", "–", {}, 0, Counting::none, 0, {}};
+}
+
+Contender external(std::string id, std::string label, std::string family, std::string attach,
+                   const std::string& program, std::vector<std::string> args, int programs,
+                   Counting counting, std::uint64_t ops = 0)
+{
+    Contender c{std::move(id), std::move(label), std::move(family), std::move(attach), {},
+                programs, counting, ops, {}};
+    if (program.empty()) {
+        c.missing = "not installed";
+        return c;
+    }
+    c.argv.push_back(program);
+    c.argv.insert(c.argv.end(), args.begin(), args.end());
+    return c;
+}
+
+std::string bpftrace_until_exit(const std::string& probe, double seconds)
+{
+    return fmt::format("{} interval:ms:{} {{ exit(); }}", probe,
+                       static_cast<long>(std::lround(seconds * 1000)));
+}
+
+std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
+{
+    std::string floor = (cfg.bench_dir / "tpbench-floor").string();
+    auto tool = [&](const char* name) { return (cfg.bin_dir / name).string(); };
+    std::vector<Scenario> out;
+
+    out.push_back({"read-hist",
+                   "Per-event overhead: histogram / count of read() sizes, read() of 1..4096 B",
+                   "read", cfg.read_ops, cfg.rounds,
+                   {none(),
+                    external("floor-hist-tp", "floor: log2 hist, tracepoint", "floor",
+                             "tracepoint", floor, {"hist-tp"}, 1, Counting::none),
+                    external("floor-hist-raw", "floor: log2 hist, raw_tp sys_enter + id check",
+                             "floor", "raw_tp", floor, {"hist-raw"}, 1, Counting::none),
+                    external("tphist", "tphist syscalls:sys_enter_read count", "tpkit",
+                             "tracepoint", tool("tphist"), {"syscalls:sys_enter_read", "count"},
+                             1, Counting::none),
+                    external("tpcount", "tpcount syscalls:sys_enter_read", "tpkit", "tracepoint",
+                             tool("tpcount"), {"syscalls:sys_enter_read"}, 1, Counting::none),
+                    external("bpftrace-hist", "bpftrace @ = hist(args->count)", "bpftrace",
+                             "tracepoint", p.bpftrace,
+                             {"-e", "tracepoint:syscalls:sys_enter_read { @ = hist(args->count); }"},
+                             1, Counting::none),
+                    external("bpftrace-count", "bpftrace @ = count()", "bpftrace", "tracepoint",
+                             p.bpftrace,
+                             {"-e", "tracepoint:syscalls:sys_enter_read { @ = count(); }"}, 1,
+                             Counting::none),
+                    external("syscount", "libbpf-tools syscount (counts every syscall at sys_exit)",
+                             "libbpf-tools", "tracepoint", p.syscount, {}, 1, Counting::none),
+                    external("perf-stat", "perf stat -e syscalls:sys_enter_read -p PID", "perf",
+                             "perf counter", p.perf,
+                             {"stat", "-x,", "-e", "syscalls:sys_enter_read", "-p", "{pid}"}, 0,
+                             Counting::perf_stat)}});
+
+    std::string printf_read =
+        R"(tracepoint:syscalls:sys_enter_read /pid == {pid}/ { printf("%d %d %d\n", tid, args->fd, args->count); })";
+    out.push_back({"read-stream",
+                   "Streaming every read() of one process (-p), burst at full speed",
+                   "read", cfg.stream_ops, cfg.stream_rounds,
+                   {none(),
+                    external("floor-ring-wake", "floor: ring buffer, wake-up per event", "floor",
+                             "tracepoint", floor, {"stream-read", "--wakeup-each", "-p", "{pid}"}, 1,
+                             Counting::floor_json),
+                    external("floor-ring", "floor: ring buffer, no wake-up, 1 ms consume",
+                             "floor", "tracepoint", floor, {"stream-read", "-p", "{pid}"}, 1,
+                             Counting::floor_json),
+                    external("floor-perf", "floor: perf buffer", "floor", "tracepoint", floor,
+                             {"stream-read", "--perf-buffer", "-p", "{pid}"}, 1,
+                             Counting::floor_json),
+                    external("tpsnoop", "tpsnoop syscalls:sys_enter_read -p PID --json", "tpkit",
+                             "tracepoint", tool("tpsnoop"),
+                             {"syscalls:sys_enter_read", "-p", "{pid}", "--json"}, 1,
+                             Counting::tpkit_json),
+                    external("tpsnoop-perf", "tpsnoop ... --perf-buffer", "tpkit", "tracepoint",
+                             tool("tpsnoop"),
+                             {"syscalls:sys_enter_read", "-p", "{pid}", "--json", "--perf-buffer"},
+                             1, Counting::tpkit_json),
+                    external("bpftrace-printf", "bpftrace printf", "bpftrace", "tracepoint",
+                             p.bpftrace, {"-f", "json", "-e", printf_read}, 1,
+                             Counting::bpftrace_json, cfg.slow_stream_ops)}});
+
+    out.push_back({"fork-stream", "Streaming every fork() of one process (-p)", "fork",
+                   cfg.fork_ops, cfg.rounds,
+                   {none(),
+                    external("floor-ring", "floor: ring buffer, no wake-up, 1 ms consume",
+                             "floor", "tracepoint", floor, {"stream-fork", "-p", "{pid}"}, 1,
+                             Counting::floor_json),
+                    external("forksnoop", "forksnoop -p PID --json", "tpkit", "tracepoint ×2",
+                             tool("forksnoop"), {"-p", "{pid}", "--json"}, 2, Counting::tpkit_json),
+                    external("forksnoop-perf", "forksnoop ... --perf-buffer", "tpkit",
+                             "tracepoint ×2", tool("forksnoop"),
+                             {"-p", "{pid}", "--json", "--perf-buffer"}, 2, Counting::tpkit_json),
+                    external("forksnoop-raw", "forksnoop ... --raw", "tpkit", "raw_tp",
+                             tool("forksnoop"), {"-p", "{pid}", "--json", "--raw"}, 1,
+                             Counting::tpkit_json),
+                    external("tpsnoop", "tpsnoop sched:sched_process_fork -p PID --json", "tpkit",
+                             "tracepoint", tool("tpsnoop"),
+                             {"sched:sched_process_fork", "-p", "{pid}", "--json"}, 1,
+                             Counting::tpkit_json),
+                    external("bpftrace-printf", "bpftrace printf", "bpftrace", "tracepoint",
+                             p.bpftrace,
+                             {"-f", "json", "-e",
+                              R"(tracepoint:sched:sched_process_fork /pid == {pid}/ { printf("%d %d\n", args->parent_pid, args->child_pid); })"},
+                             1, Counting::bpftrace_json),
+                    external("perf-stat", "perf stat -e sched:sched_process_fork -p PID", "perf",
+                             "perf counter", p.perf,
+                             {"stat", "-x,", "-e", "sched:sched_process_fork", "-p", "{pid}"}, 0,
+                             Counting::perf_stat)}});
+    return out;
+}
+
+struct FixedContender {
+    std::string id, label, family;
+    std::vector<std::string> argv;
+    double seconds;
+    std::string missing;
+    int programs = 1; // to time the start-up until attached; 0: perf counters
+};
+
+std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& p)
+{
+    std::string d = fmt::format("{}", cfg.fixed_seconds);
+    std::string floor = (cfg.bench_dir / "tpbench-floor").string();
+    auto tool = [&](const char* name) { return (cfg.bin_dir / name).string(); };
+    std::vector<FixedContender> out{
+        {"floor-hist-tp", "floor: log2 hist, tracepoint", "floor", {floor, "hist-tp", "-d", d},
+         cfg.fixed_seconds, {}},
+        {"floor-hist-raw", "floor: log2 hist, raw_tp (CO-RE: loads kernel BTF)", "floor",
+         {floor, "hist-raw", "-d", d}, cfg.fixed_seconds, {}},
+        {"floor-ring", "floor: ring buffer streamer", "floor",
+         {floor, "stream-read", "-p", "1", "-d", d}, cfg.fixed_seconds, {}},
+        {"tphist", "tphist syscalls:sys_enter_read count", "tpkit",
+         {tool("tphist"), "syscalls:sys_enter_read", "count", "-d", d}, cfg.fixed_seconds, {}},
+        {"tpcount", "tpcount syscalls:sys_enter_read", "tpkit",
+         {tool("tpcount"), "syscalls:sys_enter_read", "-d", d}, cfg.fixed_seconds, {}},
+        {"tpsnoop", "tpsnoop sched:sched_process_fork", "tpkit",
+         {tool("tpsnoop"), "sched:sched_process_fork", "-d", d}, cfg.fixed_seconds, {}},
+        {"forksnoop", "forksnoop", "tpkit", {tool("forksnoop"), "-d", d}, cfg.fixed_seconds, {}, 2},
+        {"netrxlen", "netrxlen", "tpkit", {tool("netrxlen"), "-d", d}, cfg.fixed_seconds, {}},
+    };
+    auto add = [&](std::string id, std::string label, std::string family,
+                   const std::string& program, std::vector<std::string> args, double seconds) {
+        FixedContender c{std::move(id), std::move(label), std::move(family), {}, seconds, {}};
+        if (program.empty())
+            c.missing = "not installed";
+        else {
+            c.argv.push_back(program);
+            c.argv.insert(c.argv.end(), args.begin(), args.end());
+        }
+        out.push_back(std::move(c));
+    };
+    add("bpftrace-hist", "bpftrace hist(args->count), exit() on an interval", "bpftrace",
+        p.bpftrace,
+        {"-e", bpftrace_until_exit("tracepoint:syscalls:sys_enter_read { @ = hist(args->count); }",
+                                   cfg.fixed_seconds)},
+        cfg.fixed_seconds);
+    // libbpf-tools take whole seconds.
+    add("runqlat", "libbpf-tools runqlat 1 1", "libbpf-tools", p.runqlat, {"1", "1"}, 1);
+    add("syscount", "libbpf-tools syscount -d 1", "libbpf-tools", p.syscount, {"-d", "1"}, 1);
+    add("perf-stat", "perf stat -e syscalls:sys_enter_read -a -- sleep", "perf", p.perf,
+        {"stat", "-x,", "-e", "syscalls:sys_enter_read", "-a", "--", "sleep", d},
+        cfg.fixed_seconds);
+    out.back().programs = 0;
+    return out;
+}
+
+struct FixedResult {
+    std::vector<double> fixed_ms, rss_mib, attach_ms;
+    std::string error;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Zero-loss rate sweep
+
+struct RateStep {
+    std::uint64_t rate = 0;
+    Run run;
+    double achieved = nan_value; // events per second the workload made
+};
+
+struct SweepResult {
+    std::vector<RateStep> steps;
+    std::string note;
+};
+
+SweepResult sweep(const Config& cfg, const Contender& c)
+{
+    SweepResult result;
+    for (std::uint64_t rate : cfg.rates) {
+        auto ops = static_cast<std::uint64_t>(std::llround(static_cast<double>(rate) * cfg.rate_seconds));
+        RateStep step{rate, run_once(cfg, c, "read", ops, rate, false), nan_value};
+        if (step.run.ok && step.run.elapsed_s > 0)
+            step.achieved = static_cast<double>(ops) / step.run.elapsed_s;
+        result.steps.push_back(step);
+        if (!step.run.ok || (step.run.lost && *step.run.lost > 0))
+            break;
+        if (step.achieved < 0.9 * static_cast<double>(rate)) {
+            result.note = "the traced workload could not go faster";
+            break;
+        }
+    }
+    return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+struct Target {
+    std::string what;
+    std::string measured;
+    std::optional<bool> met; // nullopt: not measured here
+};
+
+std::string machine_description()
+{
+    std::string model;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);)
+        if (line.rfind("model name", 0) == 0) {
+            model = line.substr(line.find(':') + 2);
+            break;
+        }
+    utsname u{};
+    uname(&u);
+    return fmt::format("{}, {} CPUs online; kernel {} {}", model, sysconf(_SC_NPROCESSORS_ONLN),
+                       u.release, u.machine);
+}
+
+std::string now_utc()
+{
+    std::time_t t = std::time(nullptr);
+    char text[64];
+    std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+    return text;
+}
+
+class Report {
+public:
+    explicit Report(const Config& cfg) : cfg_(cfg) {}
+
+    void scenario(const Scenario& s, const std::vector<ContenderResult>& results)
+    {
+        const ContenderResult& none = results.at(0);
+        std::map<std::string, Summary> by_id;
+        for (std::size_t i = 0; i < s.contenders.size(); i++)
+            by_id[s.contenders[i].id] = summarize(results[i], none);
+        summaries_[s.id] = by_id;
+
+        bool streaming = s.id != "read-hist";
+        const char* unit = s.workload == "read" ? "read" : "fork";
+        fmt::print("\n### {}\n\n", s.title);
+        fmt::print("{} × {}() per run (bpftrace printf: fewer, see JSON), {} rounds interleaved; "
+                   "medians; added = traced − untraced in the same round; ratios are medians of "
+                   "per-round ratios.\n\n",
+                   s.ops, s.workload, s.rounds);
+        std::string reference = s.id == "read-hist" ? "floor-hist-tp" : "floor-ring";
+        std::string head = fmt::format("| contender | attach | ns/{} | added ns/{} (min..max) | "
+                                       "× floor | BPF ns/{} | runs/{} |",
+                                       unit, unit, unit, unit);
+        std::string rule = "|---|---|--:|--:|--:|--:|--:|";
+        if (streaming) {
+            head += " delivered (min) | lost (max) | exact |";
+            rule += "--:|--:|:-:|";
+        }
+        fmt::print("{}\n{}\n", head, rule);
+        JsonArray rows;
+        for (std::size_t i = 0; i < s.contenders.size(); i++) {
+            const Contender& c = s.contenders[i];
+            const Summary& sum = by_id[c.id];
+            tpkit::JsonObject row;
+            row.add("id", c.id).add("label", c.label).add("family", c.family).add("attach", c.attach);
+            if (!c.missing.empty()) {
+                fmt::print("| {} | {} | skipped: {} |\n", c.label, c.attach, c.missing);
+                rows.push(row.add("skipped", c.missing).str());
+                continue;
+            }
+            std::string ratio_text =
+                c.id == "none" || c.id == reference ? "–" : num(ratio(sum, by_id[reference]), 2);
+            std::string line = fmt::format(
+                "| {} | {} | {} | {} ({}..{}) | {} | {} | {} |", c.label, c.attach,
+                num(sum.ns_per_op), c.id == "none" ? "–" : num(sum.added),
+                num(sum.added_min), num(sum.added_max), ratio_text, num(sum.bpf_ns_per_op),
+                num(sum.bpf_runs_per_op, 2));
+            if (streaming) {
+                if (sum.counted)
+                    line += fmt::format(" {} | {} | {} |", sum.delivered_min, sum.lost_max,
+                                        sum.all_exact ? "yes" : "NO");
+                else
+                    line += " – | – | – |";
+            }
+            if (!sum.all_ok)
+                line += " failed: " + sum.error;
+            fmt::print("{}\n", line);
+            JsonArray runs;
+            for (std::size_t r = 0; r < results[i].rounds.size(); r++)
+                runs.push(run_json(results[i].rounds[r], sum.added_by_round[r]));
+            row.add_raw("median_ns_per_op", json_num(sum.ns_per_op))
+                .add_raw("median_added_ns", json_num(sum.added))
+                .add_raw("bpf_ns_per_op", json_num(sum.bpf_ns_per_op))
+                .add_raw("bpf_runs_per_op", json_num(sum.bpf_runs_per_op))
+                .add("ok", sum.all_ok)
+                .add_raw("runs", runs.str());
+            if (results[i].stats)
+                row.add_raw("stats_run", run_json(*results[i].stats, nan_value));
+            rows.push(row.str());
+        }
+        tpkit::JsonObject js;
+        js.add("id", s.id).add("title", s.title).add("workload", s.workload).add("ops", s.ops)
+            .add("rounds", s.rounds).add_raw("contenders", rows.str());
+        scenarios_json_.push(js.str());
+    }
+
+    void sweeps(const std::vector<std::pair<Contender, SweepResult>>& all)
+    {
+        fmt::print("\n### Highest zero-loss event rate (read(), -p, {} s per step)\n\n",
+                   cfg_.rate_seconds);
+        fmt::print("| contender | highest zero-loss rate (achieved /s) | first lossy step "
+                   "(target /s) | made | delivered | lost | exact |\n|---|--:|--:|--:|--:|--:|:-:|\n");
+        for (const auto& [c, result] : all) {
+            tpkit::JsonObject js;
+            js.add("id", c.id).add("label", c.label);
+            if (!c.missing.empty()) {
+                fmt::print("| {} | skipped: {} |\n", c.label, c.missing);
+                sweeps_json_.push(js.add("skipped", c.missing).str());
+                continue;
+            }
+            double best = nan_value;
+            const RateStep* lossy = nullptr;
+            std::string failure;
+            JsonArray steps;
+            for (const auto& step : result.steps) {
+                tpkit::JsonObject sj;
+                sj.add("target_rate", step.rate).add_raw("achieved_rate", json_num(step.achieved))
+                    .add_raw("run", run_json(step.run, nan_value));
+                steps.push(sj.str());
+                if (!step.run.ok) {
+                    failure = step.run.error;
+                    continue;
+                }
+                if (step.run.lost && *step.run.lost > 0)
+                    lossy = &step;
+                else
+                    best = step.achieved;
+            }
+            sweep_best_[c.id] = best;
+            if (lossy)
+                sweep_lossy_exact_[c.id] = lossy->run.exact();
+            std::string line = fmt::format("| {} | {}{} |", c.label, num(best),
+                                           result.note.empty() ? "" : " (" + result.note + ")");
+            if (lossy)
+                line += fmt::format(" {} | {} | {} | {} | {} |", lossy->rate, lossy->run.ops,
+                                    *lossy->run.delivered, *lossy->run.lost,
+                                    lossy->run.exact() ? "yes" : "NO");
+            else
+                line += " none up to the last step | – | – | – | – |";
+            if (!failure.empty())
+                line += " failed: " + failure;
+            fmt::print("{}\n", line);
+            js.add_raw("highest_zero_loss_rate", json_num(best)).add_raw("steps", steps.str());
+            if (!result.note.empty())
+                js.add("note", result.note);
+            sweeps_json_.push(js.str());
+        }
+    }
+
+    void fixed(const std::vector<FixedContender>& contenders, const std::vector<FixedResult>& results)
+    {
+        fmt::print("\n### Fixed cost of a {} s run (wall − duration) and peak RSS\n\n",
+                   cfg_.fixed_seconds);
+        fmt::print("| contender | fixed ms (median) | min..max | of which start-up to attached, ms "
+                   "| peak RSS MiB |\n|---|--:|--:|--:|--:|\n");
+        for (std::size_t i = 0; i < contenders.size(); i++) {
+            const auto& c = contenders[i];
+            const auto& r = results[i];
+            tpkit::JsonObject js;
+            js.add("id", c.id).add("label", c.label).add("family", c.family).add("seconds", c.seconds);
+            if (!c.missing.empty()) {
+                fmt::print("| {} | skipped: {} |\n", c.label, c.missing);
+                fixed_json_.push(js.add("skipped", c.missing).str());
+                continue;
+            }
+            double ms = median(r.fixed_ms), rss = median(r.rss_mib);
+            fixed_ms_[c.id] = ms;
+            rss_mib_[c.id] = rss;
+            auto [lo, hi] = r.fixed_ms.empty() ? std::pair(nan_value, nan_value)
+                                               : std::pair(*std::min_element(r.fixed_ms.begin(), r.fixed_ms.end()),
+                                                           *std::max_element(r.fixed_ms.begin(), r.fixed_ms.end()));
+            double attach = median(r.attach_ms);
+            fmt::print("| {} | {} | {}..{} | {} | {} |{}\n", c.label, num(ms, 1), num(lo, 1),
+                       num(hi, 1), num(attach, 1), num(rss, 1),
+                       r.error.empty() ? "" : " failed: " + r.error);
+            JsonArray ms_json, rss_json;
+            for (double v : r.fixed_ms)
+                ms_json.push(json_num(v));
+            for (double v : r.rss_mib)
+                rss_json.push(json_num(v));
+            JsonArray attach_json;
+            for (double v : r.attach_ms)
+                attach_json.push(json_num(v));
+            js.add_raw("median_fixed_ms", json_num(ms)).add_raw("median_rss_mib", json_num(rss))
+                .add_raw("median_attach_ms", json_num(attach)).add_raw("attach_ms", attach_json.str())
+                .add_raw("fixed_ms", ms_json.str()).add_raw("rss_mib", rss_json.str());
+            if (!r.error.empty())
+                js.add("error", r.error);
+            fixed_json_.push(js.str());
+        }
+    }
+
+    void targets()
+    {
+        std::vector<Target> t;
+        auto summary = [&](const std::string& scenario, const std::string& id) -> const Summary* {
+            auto s = summaries_.find(scenario);
+            if (s == summaries_.end())
+                return nullptr;
+            auto c = s->second.find(id);
+            return c == s->second.end() || !c->second.all_ok ? nullptr : &c->second;
+        };
+        auto ratio_target = [&](const std::string& scenario, const std::string& id,
+                                const std::string& ref, double limit) {
+            const Summary* a = summary(scenario, id);
+            const Summary* b = summary(scenario, ref);
+            Target x{fmt::format("{}: added ns ≤ {}× {} ({})", id, limit, ref, scenario), "not measured",
+                     std::nullopt};
+            if (a && b) {
+                double r = ratio(*a, *b);
+                x.measured = fmt::format("{:.2f}× ({} vs {} ns)", r, num(a->added), num(b->added));
+                if (std::isfinite(r))
+                    x.met = r <= limit;
+            }
+            t.push_back(x);
+        };
+        ratio_target("read-hist", "tphist", "floor-hist-tp", 1.05);
+        ratio_target("read-hist", "tpcount", "floor-hist-tp", 1.05);
+        ratio_target("read-hist", "tphist", "bpftrace-hist", 0.5);
+        ratio_target("read-hist", "tpcount", "bpftrace-count", 0.5);
+        for (const char* id : {"tphist", "forksnoop"}) {
+            Target f{fmt::format("{}: fixed cost ≤ 20 ms", id), "not measured", std::nullopt};
+            if (auto it = fixed_ms_.find(id); it != fixed_ms_.end() && std::isfinite(it->second)) {
+                f.measured = fmt::format("{:.1f} ms", it->second);
+                f.met = it->second <= 20;
+            }
+            t.push_back(f);
+            Target m{fmt::format("{}: peak RSS ≤ 8 MiB", id), "not measured", std::nullopt};
+            if (auto it = rss_mib_.find(id); it != rss_mib_.end() && std::isfinite(it->second)) {
+                m.measured = fmt::format("{:.1f} MiB", it->second);
+                m.met = it->second <= 8;
+            }
+            t.push_back(m);
+        }
+        ratio_target("read-stream", "tpsnoop", "floor-ring", 1.2);
+        ratio_target("read-stream", "tpsnoop-perf", "floor-perf", 1.2);
+        ratio_target("read-stream", "tpsnoop", "bpftrace-printf", 0.1);
+        ratio_target("fork-stream", "forksnoop", "floor-ring", 1.2);
+        ratio_target("fork-stream", "forksnoop", "bpftrace-printf", 0.1);
+        {
+            // In-kernel cost per fork, from BPF run-time statistics: the wall-clock difference
+            // per fork is small against a fork's own cost and its noise.
+            const Summary* a = summary("fork-stream", "forksnoop");
+            const Summary* b = summary("fork-stream", "floor-ring");
+            Target x{"forksnoop: BPF ns/fork ≤ 1.2× floor (bpf_stats)", "not measured", std::nullopt};
+            if (a && b && std::isfinite(a->bpf_ns_per_op) && std::isfinite(b->bpf_ns_per_op)) {
+                double r = a->bpf_ns_per_op / b->bpf_ns_per_op;
+                x.measured = fmt::format("{:.2f}× ({} vs {} ns)", r, num(a->bpf_ns_per_op),
+                                         num(b->bpf_ns_per_op));
+                x.met = r <= 1.2;
+            }
+            t.push_back(x);
+        }
+        for (const auto& [scenario, id] : std::vector<std::pair<std::string, std::string>>{
+                 {"read-stream", "tpsnoop"}, {"read-stream", "tpsnoop-perf"},
+                 {"fork-stream", "forksnoop"}}) {
+            const Summary* a = summary(scenario, id);
+            Target x{fmt::format("{}: no loss over the burst ({})", id, scenario), "not measured",
+                     std::nullopt};
+            if (a && a->counted) {
+                x.measured = fmt::format("{} lost at most", a->lost_max);
+                x.met = a->lost_max == 0;
+            }
+            t.push_back(x);
+            Target e{fmt::format("{}: delivered + lost == made ({})", id, scenario), "not measured",
+                     std::nullopt};
+            if (a && a->counted) {
+                e.measured = a->all_exact ? "exact in every round" : "counts do not add up";
+                e.met = a->all_exact;
+            }
+            t.push_back(e);
+        }
+        for (const char* id : {"tpsnoop", "tpsnoop-perf"}) {
+            Target e{fmt::format("{}: drops counted exactly past capacity (rate sweep)", id),
+                     "no lossy step reached", std::nullopt};
+            if (auto it = sweep_lossy_exact_.find(id); it != sweep_lossy_exact_.end()) {
+                e.measured = it->second ? "exact" : "counts do not add up";
+                e.met = it->second;
+            }
+            t.push_back(e);
+        }
+
+        fmt::print("\n### Targets\n\n| target | measured | met |\n|---|---|:-:|\n");
+        for (const auto& x : t) {
+            fmt::print("| {} | {} | {} |\n", x.what, x.measured,
+                       !x.met ? "–" : *x.met ? "yes" : "**no**");
+            tpkit::JsonObject js;
+            js.add("target", x.what).add("measured", x.measured);
+            if (x.met)
+                js.add("met", *x.met);
+            targets_json_.push(js.str());
+        }
+    }
+
+    void write_json(const std::string& machine, const std::string& date) const
+    {
+        tpkit::JsonObject root;
+        root.add("mode", cfg_.smoke ? "smoke" : "full").add("machine", machine).add("date", date)
+            .add_raw("scenarios", scenarios_json_.str()).add_raw("rate_sweeps", sweeps_json_.str())
+            .add_raw("fixed_cost", fixed_json_.str()).add_raw("targets", targets_json_.str());
+        fs::create_directories(cfg_.out.parent_path());
+        std::ofstream(cfg_.out) << root.str() << "\n";
+        fmt::print("\nJSON: {}\n", cfg_.out.string());
+    }
+
+private:
+    class JsonArray {
+    public:
+        void push(const std::string& json) { items_ += (items_.empty() ? "" : ",") + json; }
+        std::string str() const { return "[" + items_ + "]"; }
+
+    private:
+        std::string items_;
+    };
+
+    static std::string run_json(const Run& run, double added)
+    {
+        tpkit::JsonObject js;
+        js.add("ok", run.ok).add("ops", run.ops).add_raw("ns_per_op", json_num(run.ns_per_op))
+            .add_raw("added_ns", json_num(added));
+        if (run.delivered)
+            js.add("delivered", *run.delivered).add("lost", *run.lost).add("exact", run.exact());
+        if (run.bpf)
+            js.add("bpf_run_time_ns", run.bpf->run_time_ns).add("bpf_run_cnt", run.bpf->run_cnt);
+        if (!run.error.empty())
+            js.add("error", run.error);
+        return js.str();
+    }
+
+    const Config& cfg_;
+    std::map<std::string, std::map<std::string, Summary>> summaries_;
+    std::map<std::string, double> fixed_ms_, rss_mib_, sweep_best_;
+    std::map<std::string, bool> sweep_lossy_exact_;
+    JsonArray scenarios_json_, sweeps_json_, fixed_json_, targets_json_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+// Pass criterion (smoke and full): every installed contender ran and gave numbers. Counts that
+// do not add up are findings about a tool, reported as warnings and in the targets table.
+void check_run(const Contender& c, const Run& run, std::vector<std::string>& failures,
+               std::vector<std::string>& warnings)
+{
+    if (!run.ok)
+        failures.push_back(fmt::format("{}: {}", c.label, run.error));
+    else if (run.delivered && !run.exact())
+        warnings.push_back(fmt::format("{}: made {} events, delivered {} + lost {}", c.label,
+                                       run.ops, *run.delivered, *run.lost));
+}
+
+// Progress on stderr, after flushing the tables printed so far.
+class Progress {
+public:
+    void operator()(std::string_view what)
+    {
+        std::fflush(stdout);
+        fmt::print(stderr, "tpbench: {} ({:.1f} s)\n", what,
+                   std::chrono::duration<double>(tpbench::Clock::now() - start_).count());
+    }
+
+private:
+    tpbench::Clock::time_point start_ = tpbench::Clock::now();
+};
+
+int run_all(const Config& cfg)
+{
+    tpkit::tracefs_root(); // the floors' libbpf looks tracepoints up there
+    Programs p{tpbench::find_program("bpftrace"), tpbench::find_program("perf"),
+               tpbench::find_program("syscount"), tpbench::find_program("runqlat")};
+    std::string machine = machine_description(), date = now_utc();
+    fmt::print("## tpbench {} — {}\n\n{}\n", cfg.smoke ? "smoke" : "full", date, machine);
+    Report report(cfg);
+    std::vector<std::string> failures, warnings;
+    Progress progress;
+
+    for (const Scenario& s : scenarios(cfg, p)) {
+        if (!cfg.runs(s.id))
+            continue;
+        progress(s.id);
+        std::vector<ContenderResult> results(s.contenders.size());
+        const std::size_t n = s.contenders.size();
+        for (int round = 0; round < s.rounds; round++)
+            for (std::size_t k = 0; k < n; k++) {
+                std::size_t i = (k + static_cast<std::size_t>(round)) % n; // rotate the order
+                const Contender& c = s.contenders[i];
+                if (!c.missing.empty())
+                    continue;
+                Run run = run_once(cfg, c, s.workload, c.ops ? c.ops : s.ops, 0, false);
+                check_run(c, run, failures, warnings);
+                results[i].rounds.push_back(run);
+            }
+        // One more pass with BPF run-time statistics on (they cost a little themselves, so the
+        // timed rounds run without them).
+        for (std::size_t i = 0; i < n; i++) {
+            const Contender& c = s.contenders[i];
+            if (c.missing.empty() && c.programs > 0 && !c.argv.empty())
+                results[i].stats = run_once(cfg, c, s.workload, c.ops ? c.ops : s.ops, 0, true);
+        }
+        report.scenario(s, results);
+    }
+
+    progress("rate sweep");
+    std::vector<std::pair<Contender, SweepResult>> sweeps;
+    for (const Scenario& s : scenarios(cfg, p)) {
+        if (s.id != "read-stream" || !cfg.runs("rate"))
+            continue;
+        for (const Contender& c : s.contenders) {
+            if (c.id != "floor-ring" && c.id != "tpsnoop" && c.id != "tpsnoop-perf" &&
+                c.id != "bpftrace-printf")
+                continue;
+            SweepResult r = c.missing.empty() ? sweep(cfg, c) : SweepResult{};
+            for (const auto& step : r.steps)
+                check_run(c, step.run, failures, warnings);
+            sweeps.emplace_back(c, r);
+        }
+    }
+    report.sweeps(sweeps);
+
+    progress("fixed cost");
+    auto fixed = fixed_contenders(cfg, p);
+    std::vector<FixedResult> fixed_results(fixed.size());
+    for (int round = 0; round < (cfg.runs("fixed") ? cfg.rounds : 0); round++)
+        for (std::size_t k = 0; k < fixed.size(); k++) {
+            std::size_t i = (k + static_cast<std::size_t>(round)) % fixed.size();
+            const auto& c = fixed[i];
+            if (!c.missing.empty())
+                continue;
+            MemFile out, err;
+            Process proc(c.argv, out, err);
+            // Start-up: until the programs are attached; the rest of the fixed cost is the
+            // exit (detaching, which waits for the kernel) and the loop's last tick.
+            tpbench::Attachments attached;
+            double attach_ms = nan_value;
+            if (tpbench::wait_attached(proc, c.programs, 30s, attached))
+                attach_ms = std::chrono::duration<double, std::milli>(proc.age()).count();
+            auto f = proc.wait(std::chrono::milliseconds(static_cast<long>(c.seconds * 1000) + 60'000));
+            if (!f.ok()) {
+                fixed_results[i].error = fmt::format("{}: {}", f.describe(), err.head(300));
+                failures.push_back(fmt::format("{} (fixed cost): {}", c.label,
+                                               fixed_results[i].error));
+                continue;
+            }
+            fixed_results[i].fixed_ms.push_back((f.wall_seconds - c.seconds) * 1000);
+            fixed_results[i].rss_mib.push_back(f.max_rss_mib);
+            fixed_results[i].attach_ms.push_back(attach_ms);
+        }
+    report.fixed(fixed, fixed_results);
+    report.targets();
+    report.write_json(machine, date);
+    progress("done");
+
+    for (const Scenario& s : scenarios(cfg, p))
+        for (const Contender& c : s.contenders)
+            if (!c.missing.empty())
+                fmt::print("tpbench: {} skipped: {}\n", c.label, c.missing);
+    for (const auto& w : warnings)
+        fmt::print("tpbench: warning: {}\n", w);
+    if (!failures.empty()) {
+        for (const auto& f : failures)
+            fmt::print(stderr, "tpbench: FAILED {}\n", f);
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpbench::block_ready_signal();
+    Config cfg;
+    cfg.bin_dir = TPKIT_BIN_DIR;
+    cfg.bench_dir = fs::canonical("/proc/self/exe").parent_path();
+    cfg.out = cfg.bench_dir / "results.json";
+
+    CLI::App app("tpkit side by side with hand-written floors, bpftrace, libbpf-tools and perf.",
+                 "tpbench");
+    app.add_flag("--smoke", cfg.smoke, "tiny sizes, one round: checks that everything runs");
+    app.add_option("--rounds", cfg.rounds, "rounds of each comparison (default 5)");
+    app.add_option("--bin-dir", cfg.bin_dir, "where tpkit's tools are");
+    app.add_option("-o,--out", cfg.out, "the JSON results file");
+    app.add_option("--only", cfg.only,
+                   "run only these parts: read-hist, read-stream, fork-stream, rate, fixed")
+        ->delimiter(',');
+    CLI11_PARSE(app, argc, argv);
+    if (cfg.smoke) {
+        cfg.rounds = 1;
+        cfg.stream_rounds = 1;
+        cfg.read_ops = 20'000;
+        cfg.stream_ops = 20'000;
+        cfg.slow_stream_ops = 2'000;
+        cfg.fork_ops = 50;
+        cfg.fixed_seconds = 0.2;
+        cfg.rates = {50'000};
+        cfg.rate_seconds = 0.1;
+    } else {
+        cfg.stream_rounds = std::max(1, std::min(cfg.rounds, 3));
+    }
+
+    if (geteuid() != 0) {
+        const char* require = std::getenv("TPKIT_REQUIRE_BPF");
+        if (require && std::string(require) == "1") {
+            fmt::print(stderr, "tpbench: TPKIT_REQUIRE_BPF=1 but not running as root\n");
+            return 1;
+        }
+        fmt::print(stderr, "tpbench: skipped: loading BPF programs needs root\n");
+        return 77;
+    }
+    try {
+        return run_all(cfg);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "tpbench: {}\n", e.what());
+        return 1;
+    }
+}
