@@ -112,6 +112,7 @@ public:
     FilterProgram compile()
     {
         FilterProgram prog{};
+        prog.event_id = format_.id;
         skip_space();
         if (pos_ == text_.size())
             return prog; // blank: match everything
@@ -211,6 +212,9 @@ private:
         Generic generic = field ? Generic::none : generic_field(name);
         if (!field && generic == Generic::none)
             fail("unknown field '" + std::string(name) + "'", name_at);
+        HeaderField header = field ? header_field(*field) : HeaderField::none;
+        if (header == HeaderField::unavailable)
+            fail(header_field_unavailable(name), name_at);
 
         skip_space();
         std::size_t op_at = pos_;
@@ -242,7 +246,7 @@ private:
             while (pos_ < text_.size() && is_alnum(text_[pos_]))
                 ++pos_;
             std::string_view number = text_.substr(value_at, pos_ - value_at);
-            number_predicate(p, name, field, generic, op, op_at, number, value_at);
+            number_predicate(p, name, field, generic, header, op, op_at, number, value_at);
         } else if (pos_ == text_.size()) {
             fail("expected a value after '" + std::string(op) + "', found the end", value_at);
         } else {
@@ -253,8 +257,8 @@ private:
     }
 
     void number_predicate(Predicate& p, std::string_view name, const Field* field, Generic generic,
-                          std::string_view op, std::size_t op_at, std::string_view number,
-                          std::size_t value_at)
+                          HeaderField header, std::string_view op, std::size_t op_at,
+                          std::string_view number, std::size_t value_at)
     {
         bool is_signed = true;
         std::uint32_t size = 4;
@@ -278,6 +282,11 @@ private:
             size = field->size;
             insn.source = is_signed ? TPKIT_FILTER_SRC_SIGNED : TPKIT_FILTER_SRC_UNSIGNED;
             insn.offset = field->offset;
+            // Typed as the format says (int, unsigned short), valued as the kernel will write them.
+            if (header == HeaderField::pid)
+                insn.source = TPKIT_FILTER_SRC_TID;
+            else if (header == HeaderField::type)
+                insn.source = TPKIT_FILTER_SRC_EVENT_ID;
         }
         auto value = is_signed ? parse_signed(number) : parse_unsigned(number);
         if (!value) {
@@ -659,12 +668,22 @@ bool string_holds(const FilterProgram& prog, const tpkit_filter_insn& insn,
     return false;
 }
 
-bool number_holds(const tpkit_filter_insn& insn, std::span<const std::byte> record,
-                  const FilterEnv& env)
+bool is_signed_source(std::uint8_t source)
+{
+    return source == TPKIT_FILTER_SRC_SIGNED || source == TPKIT_FILTER_SRC_CPU ||
+           source == TPKIT_FILTER_SRC_TID;
+}
+
+bool number_holds(const FilterProgram& prog, const tpkit_filter_insn& insn,
+                  std::span<const std::byte> record, const FilterEnv& env)
 {
     std::uint64_t field = 0;
     if (insn.source == TPKIT_FILTER_SRC_CPU) {
         field = static_cast<std::uint64_t>(static_cast<std::int64_t>(env.cpu));
+    } else if (insn.source == TPKIT_FILTER_SRC_TID) {
+        field = static_cast<std::uint64_t>(static_cast<std::int64_t>(env.tid));
+    } else if (insn.source == TPKIT_FILTER_SRC_EVENT_ID) {
+        field = static_cast<std::uint16_t>(prog.event_id);
     } else {
         std::uint32_t size = std::min<std::uint32_t>(insn.size, 8);
         read_bytes(record, insn.offset, size, &field); // little-endian, as in BPF
@@ -672,7 +691,7 @@ bool number_holds(const tpkit_filter_insn& insn, std::span<const std::byte> reco
             field = truncate_to_field(field, size, true);
     }
     std::uint64_t value = insn.value;
-    bool is_signed = insn.source != TPKIT_FILTER_SRC_UNSIGNED;
+    bool is_signed = is_signed_source(insn.source);
     auto s = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
     switch (insn.op) {
     case TPKIT_FILTER_OP_EQ:
@@ -694,7 +713,8 @@ bool number_holds(const tpkit_filter_insn& insn, std::span<const std::byte> reco
 bool is_number_source(std::uint8_t source)
 {
     return source == TPKIT_FILTER_SRC_UNSIGNED || source == TPKIT_FILTER_SRC_SIGNED ||
-           source == TPKIT_FILTER_SRC_CPU;
+           source == TPKIT_FILTER_SRC_CPU || source == TPKIT_FILTER_SRC_TID ||
+           source == TPKIT_FILTER_SRC_EVENT_ID;
 }
 
 } // namespace
@@ -702,6 +722,23 @@ bool is_number_source(std::uint8_t source)
 FilterProgram compile_filter(std::string_view expr, const EventFormat& format)
 {
     return Parser(expr, format).compile();
+}
+
+HeaderField header_field(const Field& f)
+{
+    if (!f.common)
+        return HeaderField::none;
+    if (f.name == "common_type")
+        return HeaderField::type;
+    if (f.name == "common_pid")
+        return HeaderField::pid;
+    return HeaderField::unavailable;
+}
+
+std::string header_field_unavailable(std::string_view field)
+{
+    return "'" + std::string(field) + "' is not visible to BPF programs at a tracepoint (the kernel "
+           "fills it in after they run, from state BPF cannot read)";
 }
 
 bool filter_match(const FilterProgram& prog, std::span<const std::byte> record,
@@ -712,7 +749,7 @@ bool filter_match(const FilterProgram& prog, std::span<const std::byte> record,
     std::uint32_t pc = 0;
     while (pc < prog.len) {
         const tpkit_filter_insn& insn = prog.insns[pc];
-        bool holds = is_number_source(insn.source) ? number_holds(insn, record, env)
+        bool holds = is_number_source(insn.source) ? number_holds(prog, insn, record, env)
                                                    : string_holds(prog, insn, record, env);
         std::uint32_t next = holds == static_cast<bool>(insn.branch_on) ? insn.target : pc + 1;
         if (next <= pc)
@@ -726,7 +763,8 @@ std::string describe_filter(const FilterProgram& prog)
 {
     static const char* const ops[] = {"==",      "<",         "<=",      ">",    ">=",  "&",
                                       "strfull", "strfront", "strend", "glob", "scan"};
-    static const char* const sources[] = {"u", "s", "cpu", "char[]", "data_loc", "rel_loc", "comm"};
+    static const char* const sources[] = {"u",       "s",       "cpu",  "char[]", "data_loc",
+                                          "rel_loc", "comm",    "tid",  "type"};
     std::string out;
     for (std::uint32_t i = 0; i < prog.len && i < TPKIT_FILTER_MAX_INSNS; ++i) {
         const auto& insn = prog.insns[i];

@@ -35,6 +35,11 @@ enum tpkit_filter_source {
 	TPKIT_FILTER_SRC_STR_DATA_LOC, /* __data_loc char[]: u32 at `offset`, string at loc & 0xffff */
 	TPKIT_FILTER_SRC_STR_REL_LOC,  /* __rel_loc char[]: like data_loc, from the end of the u32 */
 	TPKIT_FILTER_SRC_COMM,         /* generic `comm`/`COMM`: the current task's comm */
+	/* The common_* header is not in the record yet when BPF runs (the kernel fills it in after
+	 * the programs, and keeps a pt_regs pointer in its first 8 bytes until then), so its two
+	 * knowable fields come from elsewhere, as the kernel will write them: */
+	TPKIT_FILTER_SRC_TID,          /* `common_pid`: the current thread's ID, an int */
+	TPKIT_FILTER_SRC_EVENT_ID,     /* `common_type`: tpkit_filter_prog.event_id, an unsigned short */
 };
 
 /* The predicate. Numbers compare the field, read as its type, with `value`; strings follow the
@@ -81,8 +86,8 @@ struct tpkit_filter_automaton {
 struct tpkit_filter_prog {
 	struct tpkit_filter_automaton automata[TPKIT_FILTER_MAX_AUTOMATA];
 	struct tpkit_filter_insn insns[TPKIT_FILTER_MAX_INSNS];
-	__u32 len; /* instructions in use */
-	__u32 reserved;
+	__u32 len;      /* instructions in use */
+	__u32 event_id; /* the event the program was compiled for: its records' common_type */
 };
 
 #endif

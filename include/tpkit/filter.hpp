@@ -6,7 +6,10 @@
 //   logic:    && (binds tighter) || ! ( )
 //
 // Fields come from the event's format, plus the kernel's generic ones: comm/COMM (the current
-// task's name) and cpu/CPU/common_cpu. Strings and globs follow the kernel's rules exactly,
+// task's name) and cpu/CPU/common_cpu. Of the common_* header, which BPF programs at a tracepoint
+// run before the kernel fills in, common_pid is the current thread's ID and common_type the
+// event's ID, the values the kernel writes there; common_flags and common_preempt_count are
+// refused (see header_field). Strings and globs follow the kernel's rules exactly,
 // quirks included: `==` never treats * as a wildcard; "abc*", "*abc", "*abc*" are the kernel's
 // FRONT/END/MIDDLE matches (for char arrays, "*abc" compares the array's last bytes before its
 // final byte); a pattern starting with a digit is compared literally.
@@ -38,19 +41,35 @@ namespace tpkit {
 
 using FilterProgram = struct tpkit_filter_prog;
 
-// Compiles EXPR against the event's format. A blank expression gives the empty program, which
-// matches every event. Bad input throws Error(Exit::usage) with a one-line message naming the
-// column, e.g. "filter: unknown field 'foo' at column 7".
+// Compiles EXPR against the event's format (its ID becomes the program's event_id, what
+// common_type compares). A blank expression gives the empty program, which matches every event.
+// Bad input throws Error(Exit::usage) with a one-line message naming the column, e.g.
+// "filter: unknown field 'foo' at column 7".
 FilterProgram compile_filter(std::string_view expr, const EventFormat& format);
 
-// What a record does not carry but the generic fields read: the current task and CPU.
+// What BPF programs at a classic tracepoint can know of a common_* header field. The kernel writes
+// the header after they run (perf_tp_event(), from tracing_gen_ctx()); until then its first 8
+// bytes hold a pt_regs pointer. common_type is the event's ID and common_pid the current thread,
+// both known in BPF; common_flags (irq, softirq, need-resched state) and common_preempt_count have
+// no BPF helper, so they are unavailable.
+enum class HeaderField { none, type, pid, unavailable };
+HeaderField header_field(const Field& f);
+
+// Why FIELD cannot be used, for an unavailable header field: "'common_flags' is not visible to
+// BPF programs at a tracepoint (the kernel fills it in after they run, from state BPF cannot read)".
+std::string header_field_unavailable(std::string_view field);
+
+// What a record does not carry but the generic fields read: the current task and CPU. tid is
+// what the kernel writes as common_pid (the thread's ID, not the process's).
 struct FilterEnv {
     std::string_view comm;
     std::int32_t cpu = 0;
+    std::int32_t tid = 0;
 };
 
 // Runs PROG over a record's raw bytes exactly as the BPF evaluator does (bytes past the end of
-// RECORD read as zero). The oracle for the BPF side in tests, and a way to filter in user space.
+// RECORD read as zero; common_pid is ENV's tid, common_type the program's event_id, whatever the
+// record's header holds). The oracle for the BPF side in tests, and a way to filter in user space.
 bool filter_match(const FilterProgram& prog, std::span<const std::byte> record,
                   const FilterEnv& env = {});
 

@@ -16,7 +16,11 @@
  * The program must live in rodata: the verifier then reads each instruction as constants and
  * checks only the code that instruction uses. From a writable map it would check every operation
  * for every instruction and give up. Fields are read with bpf_probe_read_kernel(ctx + offset):
- * the verifier refuses loads from ctx at an offset it cannot prove. Little-endian only. */
+ * the verifier refuses loads from ctx at an offset it cannot prove. Little-endian only.
+ *
+ * The record's common_* header is never read: the kernel fills it in after BPF programs run (its
+ * first 8 bytes hold a pt_regs pointer until then). common_pid is the current thread's ID and
+ * common_type the program's event_id, as the kernel writes them; the compiler refuses the rest. */
 #ifndef TPKIT_FILTER_BPF_H
 #define TPKIT_FILTER_BPF_H
 
@@ -34,14 +38,27 @@ static __always_inline __u64 tpkit_filter_clamp(__u64 n, __u64 max)
 	return n;
 }
 
+static __always_inline bool tpkit_filter_is_number(__u8 source)
+{
+	return source == TPKIT_FILTER_SRC_UNSIGNED || source == TPKIT_FILTER_SRC_SIGNED ||
+	       source == TPKIT_FILTER_SRC_CPU || source == TPKIT_FILTER_SRC_TID ||
+	       source == TPKIT_FILTER_SRC_EVENT_ID;
+}
+
 /* The field as an integer, extended to 64 bits by its signedness. */
-static __always_inline __u64 tpkit_filter_number(void *ctx, const volatile struct tpkit_filter_insn *insn)
+static __always_inline __u64 tpkit_filter_number(void *ctx,
+						 const volatile struct tpkit_filter_prog *prog,
+						 const volatile struct tpkit_filter_insn *insn)
 {
 	__u64 size = insn->size;
 	__u64 value = 0;
 
 	if (insn->source == TPKIT_FILTER_SRC_CPU)
 		return (__u64)(__s64)(__s32)bpf_get_smp_processor_id();
+	if (insn->source == TPKIT_FILTER_SRC_TID)
+		return (__u64)(__s64)(__s32)bpf_get_current_pid_tgid();
+	if (insn->source == TPKIT_FILTER_SRC_EVENT_ID)
+		return (__u16)prog->event_id;
 	size = tpkit_filter_clamp(size, 8);
 	bpf_probe_read_kernel(&value, size, ctx + insn->offset);
 	if (insn->source == TPKIT_FILTER_SRC_SIGNED && size < 8) {
@@ -56,7 +73,8 @@ static __always_inline bool tpkit_filter_compare(const volatile struct tpkit_fil
 						 __u64 field)
 {
 	__u64 value = insn->value;
-	bool is_signed = insn->source != TPKIT_FILTER_SRC_UNSIGNED;
+	bool is_signed = insn->source == TPKIT_FILTER_SRC_SIGNED || insn->source == TPKIT_FILTER_SRC_CPU ||
+			 insn->source == TPKIT_FILTER_SRC_TID;
 
 	switch (insn->op) {
 	case TPKIT_FILTER_OP_EQ:
@@ -187,9 +205,8 @@ static __always_inline bool tpkit_filter_match(void *ctx, const volatile struct 
 		__u32 next;
 		bool holds;
 
-		if (insn->source == TPKIT_FILTER_SRC_UNSIGNED || insn->source == TPKIT_FILTER_SRC_SIGNED ||
-		    insn->source == TPKIT_FILTER_SRC_CPU)
-			holds = tpkit_filter_compare(insn, tpkit_filter_number(ctx, insn));
+		if (tpkit_filter_is_number(insn->source))
+			holds = tpkit_filter_compare(insn, tpkit_filter_number(ctx, prog, insn));
 		else
 			holds = tpkit_filter_string(ctx, prog, insn);
 		next = holds == insn->branch_on ? insn->target : pc + 1;
