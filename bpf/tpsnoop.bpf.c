@@ -22,11 +22,10 @@ int snoop_event(void *ctx)
 
 	if (!tpkit_current_selected())
 		return 0;
+	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter))
+		return 0;
 	r = tpkit_copy_record(ctx);
 	if (!r)
-		return 0;
-	/* On the copy: it has the common_* fields the kernel's filter sees. */
-	if (tpkit_filter.len && !tpkit_filter_match(r->record, &tpkit_filter))
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	r->header.timestamp_ns = bpf_ktime_get_ns();

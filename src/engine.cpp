@@ -41,25 +41,6 @@ bool glob_matches(std::string_view glob, const std::string& text)
     return fnmatch(std::string(glob).c_str(), text.c_str(), 0) == 0;
 }
 
-// Whether the filter reads a field of the common_* header, which BPF only finds in a copy.
-bool filter_reads_header(const FilterProgram& prog)
-{
-    for (std::uint32_t i = 0; i < prog.len && i < TPKIT_FILTER_MAX_INSNS; i++) {
-        const auto& insn = prog.insns[i];
-        bool from_record = insn.source == TPKIT_FILTER_SRC_UNSIGNED ||
-                           insn.source == TPKIT_FILTER_SRC_SIGNED ||
-                           insn.source == TPKIT_FILTER_SRC_STR_FIXED ||
-                           insn.source == TPKIT_FILTER_SRC_STR_DATA_LOC ||
-                           insn.source == TPKIT_FILTER_SRC_STR_REL_LOC;
-        if (from_record && insn.offset < TPKIT_FIELD_LOAD_MIN)
-            return true;
-    }
-    return false;
-}
-
-// The common_* header is not there yet when BPF runs (see include/tpkit/engine.h).
-bool in_header(const Field& f) { return f.offset < TPKIT_FIELD_LOAD_MIN; }
-
 } // namespace
 
 fs::path live_events_root() { return tracefs_root() / "events"; }
@@ -168,8 +149,6 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
             throw;
         }
         plan.config.event = static_cast<std::uint32_t>(plans.size());
-        configure_record(plan.config, plan.format);
-        plan.config.filter_on_copy = filter_reads_header(plan.filter);
         plans.push_back(std::move(plan));
     }
     return plans;
@@ -261,13 +240,18 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
     if (key.source != TPKIT_KEY_FIELD)
         return;
     const Field& f = find_field(format, key.field);
-    if (f.name == "common_pid") {
-        config.key_source = TPKIT_KEY_TID; // what the kernel will write there
+    switch (header_field(f)) {
+    case HeaderField::none:
+        break;
+    case HeaderField::pid:
+        config.key_source = TPKIT_KEY_TID; // what the kernel writes there
         return;
+    case HeaderField::type:
+        throw Error(Exit::usage, fmt::format("--by {}: it is the event's ID, the same for every "
+                                             "record of the event", f.name));
+    case HeaderField::unavailable:
+        throw Error(Exit::usage, "--by " + header_field_unavailable(f.name));
     }
-    if (in_header(f))
-        throw Error(Exit::usage, fmt::format("--by {}: the common_* header is not readable from "
-                                             "BPF (use pid, tid or comm)", f.name));
     config.key_field = field_spec(f);
     if (config.key_field.access == TPKIT_FIELD_NONE)
         throw Error(Exit::usage, fmt::format("--by {}: field of type '{}' ({} bytes) is neither a "
@@ -300,15 +284,34 @@ bool key_is_number(const KeyChoice& choice, const EventFormat& format)
 void configure_value(tpkit_engine_config& config, const EventFormat& format, std::string_view name)
 {
     const Field& f = find_field(format, name);
-    if (in_header(f))
-        throw Error(Exit::usage, fmt::format("field '{}' of {} is in the common_* header, which "
-                                             "is not readable from BPF", f.name, event_label(format)));
+    if (header_field(f) == HeaderField::unavailable)
+        throw Error(Exit::usage, header_field_unavailable(f.name));
+    if (header_field(f) != HeaderField::none)
+        throw Error(Exit::usage, fmt::format("field '{}' of {} is an identifier, not a measure: "
+                                             "count it with tpcount --by", f.name,
+                                             event_label(format)));
     if (!is_numeric(f))
         throw Error(Exit::usage,
                     fmt::format("field '{}' of {} is '{}' ({} bytes), not a number: a histogram "
                                 "needs a 1, 2, 4 or 8-byte integer field",
                                 f.name, event_label(format), f.type, f.size));
     config.value = field_spec(f);
+}
+
+void prepare_snoop(std::vector<EventPlan>& plans, const std::vector<std::string>& fields)
+{
+    for (const std::string& name : fields) {
+        const Field* found = nullptr;
+        for (const EventPlan& plan : plans)
+            if ((found = plan.format.field(name)))
+                break;
+        if (!found)
+            find_field(plans.front().format, name); // throws, listing the fields
+        else if (header_field(*found) == HeaderField::unavailable)
+            throw Error(Exit::usage, "-f " + header_field_unavailable(name));
+    }
+    for (EventPlan& plan : plans)
+        configure_record(plan.config, plan.format);
 }
 
 void configure_record(tpkit_engine_config& config, const EventFormat& format)

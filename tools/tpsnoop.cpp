@@ -78,7 +78,10 @@ int main(int argc, char** argv)
     cli.app().add_option("--filter", options.filter,
                          "only events matching this expression (the kernel's filter grammar)");
     cli.app()
-        .add_option("-f,--fields", options.fields, "print only these fields (FIELD,FIELD...)")
+        .add_option("-f,--fields", options.fields,
+                    "print only these fields (FIELD,FIELD...); common_pid is the thread and "
+                    "common_type the event ID, common_flags and common_preempt_count are not "
+                    "visible to BPF")
         ->delimiter(',');
     cli.add_common();
     cli.add_streaming();
@@ -89,12 +92,7 @@ int main(int argc, char** argv)
     return tpkit::run_tool(cli.name(), [&] {
         const tpkit::CommonOptions& common = cli.options();
         auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
-        for (const std::string& name : options.fields) {
-            bool known = std::any_of(plans.begin(), plans.end(),
-                                     [&](const auto& p) { return p.format.field(name); });
-            if (!known)
-                tpkit::find_field(plans.front().format, name); // throws, listing the fields
-        }
+        tpkit::prepare_snoop(plans, options.fields);
         tpkit::raise_fd_limit_for(plans.size());
 
         auto transport = tpkit::choose_transport(common.perf_buffer);

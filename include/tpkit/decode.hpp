@@ -44,7 +44,9 @@ DecodedValue decode_field(const Field& f, std::span<const std::byte> record);
 std::vector<const Field*> fields_to_print(const EventFormat& format,
                                           const std::vector<std::string>& selected);
 
-// One event as tpsnoop received it: header and raw record.
+// One event as tpsnoop received it: header and raw record. The record's common_* header is BPF's
+// (the kernel writes its own after BPF runs): common_type and common_pid as the kernel writes
+// them, common_flags and common_preempt_count zero (tpsnoop refuses to print those).
 struct SnoopEvent {
     tpsnoop_header header{};
     std::span<const std::byte> record;

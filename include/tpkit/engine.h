@@ -67,8 +67,8 @@ enum tpkit_hist_layout {
 	TPKIT_HIST_LINEAR,
 };
 
-/* Copies of records (tpsnoop, and filters on common_* fields): __data_loc/__rel_loc fields whose
- * bytes follow the fixed part, by offset; the high bit marks __rel_loc. */
+/* Copies of records (tpsnoop): __data_loc/__rel_loc fields whose bytes follow the fixed part, by
+ * offset; the high bit marks __rel_loc. */
 #define TPKIT_SNOOP_MAX_DYNAMIC 8
 #define TPKIT_SNOOP_REL_LOC 0x80000000u
 
@@ -80,20 +80,20 @@ struct tpkit_engine_config {
 	struct tpkit_field_spec value;     /* tphist: the measured field */
 	struct tpkit_field_spec key_field; /* --by FIELD */
 	__u32 event;                  /* index of this event in the tool's list */
-	__u32 fixed_size;             /* bytes of the record's fixed part */
-	__u32 dynamic_count;          /* how many of dynamic_offsets are used */
+	__u32 fixed_size;             /* bytes of the record's fixed part (tpsnoop) */
+	__u32 dynamic_count;          /* how many of dynamic_offsets are used (tpsnoop) */
 	__u8 key_source;              /* enum tpkit_key_source */
 	__u8 hist_layout;             /* enum tpkit_hist_layout */
 	__u8 sub_bits;                /* log-linear sub-bucket bits */
-	__u8 filter_on_copy;          /* the filter reads common_* fields: run it on a copy */
+	__u8 reserved_byte;
 	__u32 dynamic_offsets[TPKIT_SNOOP_MAX_DYNAMIC];
-	__u32 event_id;               /* the event's ID, its records' common_type */
+	__u32 event_id;               /* the event's ID, its records' common_type (tpsnoop) */
 	__u32 reserved;
 };
 /* The kernel hands BPF at most PERF_MAX_TRACE_SIZE bytes of record. Its first 8 bytes, the
  * common_* header, are not filled in yet when BPF runs (the kernel keeps a pt_regs pointer
- * there): copies get common_type and common_pid rebuilt, common_flags and
- * common_preempt_count zero. */
+ * there): copies get common_type and common_pid as the kernel will write them, common_flags and
+ * common_preempt_count zero (BPF cannot know them; tpsnoop does not print them). */
 #define TPKIT_SNOOP_RECORD_MAX 2048
 
 /* tpsnoop's record: this header, then record_size bytes of the raw tracepoint record. */

@@ -47,8 +47,7 @@ std::vector<std::string> split_interval_count(const std::vector<std::string>& po
                                               CommonOptions& options);
 
 // The events named by PATTERNS ("sys:event" or a glob), each with FILTER compiled against its
-// own format, config.event set to its index, and the record layout (configure_record) and
-// filter_on_copy set. Unknown event or a glob that matches nothing →
+// own format and config.event set to its index. Unknown event or a glob that matches nothing →
 // Error(unknown_target); a bad filter → Error(usage). At most max_events events.
 std::vector<EventPlan> plan_events(const std::filesystem::path& events_root,
                                    const std::vector<std::string>& patterns,
@@ -75,8 +74,8 @@ KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source>
 
 // Sets config.key_source/key_field for the event; a field that is not in the format →
 // Error(unknown_target), one that can be neither a number nor a string → Error(usage).
-// common_pid is read as the current thread's ID (what the kernel writes there); the other
-// common_* fields → Error(usage).
+// common_pid is the current thread's ID (what the kernel writes there); the other common_*
+// fields → Error(usage) (see header_field in filter.hpp).
 void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format);
 
 // A key read back from a map, as text: the comm or string, the number in decimal (hex for a
@@ -89,6 +88,12 @@ bool key_is_number(const KeyChoice& choice, const EventFormat& format);
 // tphist: sets config.value to the numeric field NAME. Unknown → Error(unknown_target); a string,
 // array, oddly sized or common_* field → Error(usage) saying what it is.
 void configure_value(tpkit_engine_config& config, const EventFormat& format, std::string_view name);
+
+// tpsnoop: checks its -f list against the events and sets each plan's record layout
+// (configure_record). A name no event has → Error(unknown_target) listing the first event's
+// fields; common_flags or common_preempt_count → Error(usage): BPF cannot know them (the copies
+// carry zero there), while common_type and common_pid are filled in as the kernel writes them.
+void prepare_snoop(std::vector<EventPlan>& plans, const std::vector<std::string>& fields);
 
 // The event's ID, the record's fixed size and where its dynamic fields are, so that BPF can copy
 // the whole record. More than TPKIT_SNOOP_MAX_DYNAMIC dynamic fields → Error(usage).

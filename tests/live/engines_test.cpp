@@ -3,6 +3,9 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include "tpkit/format.hpp"
+#include "tpkit/tracefs.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -322,6 +325,34 @@ TEST(TpsnoopLive, DecodesForksFromTheRingBuffer) { expect_forks_decoded({}); }
 
 TEST(TpsnoopLive, DecodesForksFromThePerfBuffer) { expect_forks_decoded({"--perf-buffer"}); }
 
+TEST(TpsnoopLive, HeaderFieldsAreTheThreadAndTheEventId)
+{
+    TPKIT_REQUIRE_LIVE();
+    // BPF runs before the kernel writes the record's common_* header: tpsnoop fills in common_pid
+    // and common_type as the kernel writes them.
+    auto id = std::to_string(
+        tpkit::read_format(tpkit::event_dir({"sched", "sched_process_fork"}) / "format").id);
+    auto [lines, batch] =
+        snoop_forks({"--json", "-f", "child_pid,common_type,common_pid"}, "tpkit-header");
+    int found = 0;
+    for (const auto& line : lines) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        if (obj["event"].empty())
+            continue; // the closing {"lost_events":0}
+        auto fields = tpkit::live::parse_flat_json(obj["fields"]);
+        EXPECT_EQ(fields.size(), 3u) << line;
+        EXPECT_EQ(fields["common_type"], id) << line;
+        EXPECT_EQ(fields["common_pid"], obj["tid"]) << line;
+        bool ours = std::find(batch.children.begin(), batch.children.end(),
+                              std::stoi(fields["child_pid"])) != batch.children.end();
+        if (ours) {
+            found++;
+            EXPECT_EQ(fields["common_pid"], std::to_string(batch.forker)) << line;
+        }
+    }
+    EXPECT_EQ(found, 3);
+}
+
 TEST(TpsnoopLive, TracePipeStyleLines)
 {
     TPKIT_REQUIRE_LIVE();
@@ -400,6 +431,13 @@ TEST(EngineToolErrors, ExitCodesAndOneLine)
         {{"tpcount", "sched:sched_process_fork", "0"}, 2, "tpcount: interval '0'"},
         {{"tpsnoop", "sched:sched_process_fork", "-f", "nosuch"}, 4, "tpsnoop: sched:sched_process_fork has no field 'nosuch'"},
         {{"tpsnoop", "sched:sched_process_fork", "--bogus"}, 2, "tpsnoop: "},
+        {{"tpsnoop", "sched:sched_process_fork", "-f", "child_pid,common_flags"}, 2,
+         "tpsnoop: -f 'common_flags' is not visible to BPF programs at a tracepoint (the kernel "
+         "fills it in after they run, from state BPF cannot read)"},
+        {{"tpcount", "sched:sched_process_fork", "--filter", "common_preempt_count > 0"}, 2,
+         "tpcount: filter: 'common_preempt_count' is not visible to BPF programs at a tracepoint"},
+        {{"tphist", "sched:sched_process_fork", "child_pid", "--by", "common_flags"}, 2,
+         "tphist: --by 'common_flags' is not visible to BPF programs at a tracepoint"},
         {{"tplist", "nosuch:*"}, 4, "tplist: no tracepoint matches"},
     };
     for (const auto& c : cases) {

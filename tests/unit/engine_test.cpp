@@ -80,7 +80,7 @@ TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
     EXPECT_EQ(plans[0].name.str(), "sched:sched_process_fork");
     EXPECT_EQ(plans[1].name.str(), "syscalls:sys_enter_read");
     EXPECT_EQ(plans[1].config.event, 1u);
-    EXPECT_EQ(plans[1].config.event_id, plans[1].format.id);
+    EXPECT_EQ(plans[1].filter.event_id, plans[1].format.id);
     EXPECT_EQ(plans[0].filter.len, 0u);
 
     EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"sched:nosuch"}, ""); }), Exit::unknown_target);
@@ -96,13 +96,40 @@ TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
     auto now = tpkit::plan_events(root, {"sched:sched_process_fork"}, "child_pid == 7");
     EXPECT_EQ(old[0].filter.insns[0].offset, 44u);
     EXPECT_EQ(now[0].filter.insns[0].offset, 20u);
-    EXPECT_EQ(now[0].config.filter_on_copy, 0);
 
-    // The common_* header is rebuilt in a copy for the filter: only filters that read it pay.
-    auto by_pid = tpkit::plan_events(root, {"sched:sched_process_fork"}, "child_pid == 7 || common_pid == 1");
-    EXPECT_EQ(by_pid[0].config.filter_on_copy, 1);
-    auto by_comm = tpkit::plan_events(root, {"sched:sched_process_fork"}, "comm == \"sh\"");
-    EXPECT_EQ(by_comm[0].config.filter_on_copy, 0);
+    // The common_* header is not in the record when BPF runs: common_pid is the current thread,
+    // common_type the event's ID, and the other two are refused.
+    auto by_pid = tpkit::plan_events(root, {"sched:sched_process_fork"},
+                                     "child_pid == 7 || common_pid == 1 || common_type == 2");
+    EXPECT_EQ(by_pid[0].filter.insns[1].source, TPKIT_FILTER_SRC_TID);
+    EXPECT_EQ(by_pid[0].filter.insns[2].source, TPKIT_FILTER_SRC_EVENT_ID);
+    EXPECT_EQ(by_pid[0].filter.event_id, by_pid[0].format.id);
+    EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"sched:sched_process_fork"}, "common_flags == 0"); }),
+              Exit::usage);
+}
+
+TEST(EngineEvents, SnoopFieldsAndRecordLayout)
+{
+    auto root = events_root("linux-6.18");
+    auto plans = tpkit::plan_events(root, {"sched:sched_process_fork", "syscalls:sys_enter_read"}, "");
+    EXPECT_EQ(plans[1].config.event_id, 0u); // only tpsnoop copies records
+    tpkit::prepare_snoop(plans, {"common_pid", "common_type", "count"});
+    EXPECT_EQ(plans[0].config.event_id, plans[0].format.id);
+    EXPECT_EQ(plans[1].config.event_id, plans[1].format.id);
+    EXPECT_EQ(plans[0].config.dynamic_count, 2u);
+    EXPECT_EQ(exit_of([&] { tpkit::prepare_snoop(plans, {"count", "nosuch"}); }), Exit::unknown_target);
+    for (const char* hidden : {"common_flags", "common_preempt_count"}) {
+        try {
+            tpkit::prepare_snoop(plans, {hidden});
+            ADD_FAILURE() << hidden << " accepted";
+        } catch (const tpkit::Error& e) {
+            EXPECT_EQ(e.code(), Exit::usage);
+            EXPECT_EQ(std::string(e.what()), "-f '" + std::string(hidden) +
+                                                 "' is not visible to BPF programs at a tracepoint "
+                                                 "(the kernel fills it in after they run, from state "
+                                                 "BPF cannot read)");
+        }
+    }
 }
 
 TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
@@ -191,6 +218,7 @@ TEST(EngineFields, HistogramValueMustBeAnInteger)
     EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "child_comm"); }), Exit::usage);
     EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "nosuch"); }), Exit::unknown_target);
     EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "common_pid"); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, fork, "common_flags"); }), Exit::usage);
     try {
         tpkit::configure_value(config, fork, "nosuch");
     } catch (const tpkit::Error& e) {
@@ -224,6 +252,8 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     tpkit::configure_key(config, parse_key("common_pid", {}), fork);
     EXPECT_EQ(config.key_source, TPKIT_KEY_TID);
     EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("common_flags", {}), fork); }),
+              Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("common_type", {}), fork); }),
               Exit::usage);
     EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("nosuch", {}), fork); }),
               Exit::unknown_target);

@@ -12,8 +12,6 @@
 const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 
-#include <tpkit/record.bpf.h>
-
 /* Events that found no room for their key in a full map: reported, never silently dropped. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -32,17 +30,10 @@ static __always_inline void tpkit_count_missed(void)
 }
 
 /* Whether the event passes the filter. Testing len first lets the verifier drop the whole
- * evaluator when there is none; a filter on common_* fields runs on a copy of the record. */
+ * evaluator when there is none. */
 static __always_inline bool tpkit_engine_filter(void *ctx)
 {
-	struct tpkit_record_copy *copy;
-
-	if (!tpkit_filter.len)
-		return true;
-	if (!tpkit_config.filter_on_copy)
-		return tpkit_filter_match(ctx, &tpkit_filter);
-	copy = tpkit_copy_record(ctx);
-	return copy && tpkit_filter_match(copy->record, &tpkit_filter);
+	return !tpkit_filter.len || tpkit_filter_match(ctx, &tpkit_filter);
 }
 
 /* The event's --by key; key must be zero-filled. */

@@ -1,8 +1,9 @@
 /* A copy of the tracepoint record, whole (fixed part and dynamic fields) and with its common_*
- * header rebuilt, in a per-CPU buffer: what tpsnoop sends, and what filters on common_* fields
- * read. When BPF runs, the kernel has not filled in the header yet (the first 8 bytes hold a
- * pt_regs pointer, and the verifier refuses direct loads there). The engine's rodata must be
- * named tpkit_config (struct tpkit_engine_config). */
+ * header rebuilt, in a per-CPU buffer: what tpsnoop sends. When BPF runs, the kernel has not
+ * filled in the header yet (the first 8 bytes hold a pt_regs pointer): the copy gets common_type
+ * and common_pid as the kernel will write them, and zero for common_flags and
+ * common_preempt_count, which BPF cannot know (tpsnoop refuses to print them). The engine's
+ * rodata must be named tpkit_config (struct tpkit_engine_config). */
 #ifndef TPKIT_RECORD_BPF_H
 #define TPKIT_RECORD_BPF_H
 
