@@ -49,11 +49,11 @@ static __always_inline void floor_send(void *ctx, __u64 a, __u64 b, __u64 c)
 	e.a = a;
 	e.b = b;
 	e.c = c;
-	if (use_perf_buffer) {
-		bpf_perf_event_output(ctx, &perf, BPF_F_CURRENT_CPU, &e, sizeof(e));
-		return;
-	}
-	if (bpf_ringbuf_output(&ring, &e, sizeof(e), wakeup_each ? 0 : BPF_RB_NO_WAKEUP)) {
+	/* Failures are counted here, for both buffers: the kernel reports a perf buffer's lost
+	 * samples only with the next sample that fits, so after the last one they go unreported. */
+	if (use_perf_buffer ? bpf_perf_event_output(ctx, &perf, BPF_F_CURRENT_CPU, &e, sizeof(e))
+			    : bpf_ringbuf_output(&ring, &e, sizeof(e),
+						 wakeup_each ? 0 : BPF_RB_NO_WAKEUP)) {
 		dropped = bpf_map_lookup_elem(&drops, &zero);
 		if (dropped)
 			*dropped += 1;

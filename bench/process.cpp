@@ -60,6 +60,24 @@ void MemFile::for_each_line(const std::function<void(std::string_view)>& on_line
         on_line(pending);
 }
 
+void MemFile::append_until_eof(int fd)
+{
+    std::vector<char> chunk(1 << 16);
+    for (;;) {
+        ssize_t n = read(fd, chunk.data(), chunk.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(fd_, chunk.data() + done, static_cast<std::size_t>(n - done));
+            if (w <= 0)
+                throw std::runtime_error(fmt::format("memfd write: {}", std::strerror(errno)));
+            done += w;
+        }
+    }
+}
+
 std::string MemFile::head(std::size_t limit) const
 {
     std::string text(limit, '\0');
@@ -79,7 +97,7 @@ std::string Finished::describe() const
     return fmt::format("exit code {}", code);
 }
 
-Process::Process(const std::vector<std::string>& argv, const MemFile& out, const MemFile& err)
+Process::Process(const std::vector<std::string>& argv, int out_fd, int err_fd)
     : start_(Clock::now())
 {
     std::vector<char*> args;
@@ -95,8 +113,8 @@ Process::Process(const std::vector<std::string>& argv, const MemFile& out, const
         sigprocmask(SIG_SETMASK, &none, nullptr);
         int null = open("/dev/null", O_RDONLY);
         dup2(null, 0);
-        dup2(out.fd(), 1);
-        dup2(err.fd(), 2);
+        dup2(out_fd, 1);
+        dup2(err_fd, 2);
         execvp(args[0], args.data());
         dprintf(2, "cannot run %s: %s\n", args[0], std::strerror(errno));
         _exit(127);

@@ -29,6 +29,8 @@ public:
     int fd() const { return fd_; }
     // Calls on_line for every line (without its '\n'), reading from the start in chunks.
     void for_each_line(const std::function<void(std::string_view)>& on_line) const;
+    // Appends everything readable from fd until end of file (a pipe's writers all gone).
+    void append_until_eof(int fd);
     // The first `limit` bytes, for error messages.
     std::string head(std::size_t limit = 4096) const;
 
@@ -49,7 +51,11 @@ struct Finished {
 class Process {
 public:
     // Starts argv[0] (searched in PATH) with stdout and stderr into the given files.
-    Process(const std::vector<std::string>& argv, const MemFile& out, const MemFile& err);
+    Process(const std::vector<std::string>& argv, const MemFile& out, const MemFile& err)
+        : Process(argv, out.fd(), err.fd())
+    {
+    }
+    Process(const std::vector<std::string>& argv, int out_fd, int err_fd);
     ~Process(); // kills and reaps a process still running
     Process(const Process&) = delete;
     Process& operator=(const Process&) = delete;
