@@ -408,12 +408,17 @@ struct tpkit_tp_loc {
 
 )";
 
-// The common fields, as the kernel's struct trace_entry names them: "common_pid" is its pid.
-std::string common_struct(const TracepointName& event, const EventFormat& format, const Btf& btf,
-                          std::string& getters)
+// The common fields, as the kernel's struct trace_entry names them ("common_pid" is its pid).
+// No getters: at a classic tracepoint the kernel fills them in only after BPF programs ran (the
+// first 8 bytes then hold a struct pt_regs * for the program), so reading them gives pointer
+// bytes. The struct stays, for offsets and sizes.
+std::string common_struct(const TracepointName& event, const EventFormat& format, const Btf& btf)
 {
     auto entry = btf.struct_members("trace_entry");
-    std::string out = "/* The common fields every record starts with: the kernel's struct trace_entry. */\n"
+    std::string out = "/* The common fields every record starts with: the kernel's struct trace_entry.\n"
+                      " * BPF programs at a classic tracepoint run before the kernel writes them (the\n"
+                      " * first 8 bytes hold a struct pt_regs * then), so there are no getters: use\n"
+                      " * bpf_get_current_pid_tgid() for common_pid. */\n"
                       "struct trace_entry___tpkit {\n";
     for (const Field& f : format.fields) {
         if (!f.common)
@@ -426,10 +431,6 @@ std::string common_struct(const TracepointName& event, const EventFormat& format
             fail(event, f.name, fmt::format("BTF struct trace_entry has no {} of {} bytes at {}",
                                             member, f.size, f.offset));
         out += fmt::format("\t{} {};\n", int_type(f.size, f.is_signed), member);
-        getters += fmt::format(
-            "static __always_inline {} tpkit_{}(void *ctx)\n{{\n"
-            "\tstruct trace_entry___tpkit *ent = ctx;\n\n\treturn BPF_CORE_READ(ent, {});\n}}\n\n",
-            int_type(f.size, f.is_signed), f.name, member);
     }
     out += "} __attribute__((preserve_access_index));\n\n";
     return out;
@@ -709,7 +710,7 @@ std::string generate_header(const std::vector<Flavour>& flavours,
         std::string record;
     };
     std::vector<std::vector<PerFlavour>> per_event;
-    std::string common_text, common_getters, common_key;
+    std::string common_text, common_key;
     for (const auto& event : events) {
         std::vector<PerFlavour> found;
         for (const auto& fl : flavours) {
@@ -718,7 +719,7 @@ std::string generate_header(const std::vector<Flavour>& flavours,
             EventFormat format = fl.formats->read(event);
             if (common_key.empty()) {
                 common_key = common_layout(format);
-                common_text = common_struct(event, format, *fl.btf, common_getters);
+                common_text = common_struct(event, format, *fl.btf);
             } else if (common_layout(format) != common_key) {
                 fail(event, "", "its common fields differ from the other events' on " + fl.name);
             }
@@ -765,7 +766,6 @@ std::string generate_header(const std::vector<Flavour>& flavours,
            " * Compiles alone or after vmlinux.h. */\n";
     out += prelude_head;
     out += common_text;
-    out += common_getters;
     out += "#endif /* TPKIT_TP_PRELUDE */\n\n";
 
     std::set<std::string> emitted;

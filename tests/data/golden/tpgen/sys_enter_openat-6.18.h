@@ -44,41 +44,16 @@ struct tpkit_tp_loc {
 /* Getters return this (negated) when the running kernel's record has no such field. */
 #define TPKIT_TP_ENOENT 2
 
-/* The common fields every record starts with: the kernel's struct trace_entry. */
+/* The common fields every record starts with: the kernel's struct trace_entry.
+ * BPF programs at a classic tracepoint run before the kernel writes them (the
+ * first 8 bytes hold a struct pt_regs * then), so there are no getters: use
+ * bpf_get_current_pid_tgid() for common_pid. */
 struct trace_entry___tpkit {
 	__u16 type;
 	__u8 flags;
 	__u8 preempt_count;
 	__s32 pid;
 } __attribute__((preserve_access_index));
-
-static __always_inline __u16 tpkit_common_type(void *ctx)
-{
-	struct trace_entry___tpkit *ent = ctx;
-
-	return BPF_CORE_READ(ent, type);
-}
-
-static __always_inline __u8 tpkit_common_flags(void *ctx)
-{
-	struct trace_entry___tpkit *ent = ctx;
-
-	return BPF_CORE_READ(ent, flags);
-}
-
-static __always_inline __u8 tpkit_common_preempt_count(void *ctx)
-{
-	struct trace_entry___tpkit *ent = ctx;
-
-	return BPF_CORE_READ(ent, preempt_count);
-}
-
-static __always_inline __s32 tpkit_common_pid(void *ctx)
-{
-	struct trace_entry___tpkit *ent = ctx;
-
-	return BPF_CORE_READ(ent, pid);
-}
 
 #endif /* TPKIT_TP_PRELUDE */
 
