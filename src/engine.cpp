@@ -381,29 +381,6 @@ std::string describe_event_json(const EventFormat& format, bool with_fields)
     return obj.add_raw("fields", fields + "]").str();
 }
 
-std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
-{
-    const int fd = bpf_map__fd(map);
-    const std::size_t per_cpu = bpf_map__value_size(map) / sizeof(std::uint64_t);
-    const int cpus = libbpf_num_possible_cpus();
-    if (cpus <= 0)
-        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
-    // Per-CPU values come 8-byte aligned, one after the other.
-    std::vector<std::uint64_t> values(per_cpu * static_cast<std::size_t>(cpus));
-    std::vector<std::vector<std::uint64_t>> result;
-    for (std::uint32_t key = 0; key < bpf_map__max_entries(map); key++) {
-        if (bpf_map_lookup_elem(fd, &key, values.data()) != 0)
-            throw_libbpf_error(Exit::failure, fmt::format("cannot read map {}", bpf_map__name(map)),
-                               errno);
-        std::vector<std::uint64_t> sum(per_cpu);
-        for (int cpu = 0; cpu < cpus; cpu++)
-            for (std::size_t i = 0; i < per_cpu; i++)
-                sum[i] += values[static_cast<std::size_t>(cpu) * per_cpu + i];
-        result.push_back(std::move(sum));
-    }
-    return result;
-}
-
 void share_map(bpf_map* from, bpf_map* into)
 {
     if (int err = bpf_map__reuse_fd(into, bpf_map__fd(from)))

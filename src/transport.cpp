@@ -1,6 +1,7 @@
 #include "tpkit/transport.hpp"
 
 #include "tpkit/error.hpp"
+#include "tpkit/maps.hpp"
 #include "tpkit/skeleton.hpp"
 
 #include <bpf/bpf.h>
@@ -94,22 +95,6 @@ void EventReader::on_perf_record(void* self, int, void* data, std::uint32_t size
 void EventReader::on_perf_lost(void* self, int, __u64 count)
 {
     static_cast<EventReader*>(self)->perf_lost_ += count;
-}
-
-std::uint64_t sum_percpu_u64(bpf_map* map)
-{
-    int cpus = libbpf_num_possible_cpus();
-    if (cpus <= 0)
-        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
-    std::vector<std::uint64_t> values(static_cast<std::size_t>(cpus));
-    std::uint32_t key = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(map), &key, values.data()) != 0)
-        throw_libbpf_error(Exit::failure, "cannot read map " + std::string(bpf_map__name(map)),
-                           errno);
-    std::uint64_t sum = 0;
-    for (std::uint64_t v : values)
-        sum += v;
-    return sum;
 }
 
 } // namespace tpkit

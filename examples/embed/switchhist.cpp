@@ -2,7 +2,7 @@
 #include "switchhist.skel.h"
 
 #include <tpkit/cli.hpp>
-#include <tpkit/engine.hpp>
+#include <tpkit/maps.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/skeleton.hpp>
 

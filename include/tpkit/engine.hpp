@@ -8,6 +8,7 @@
 #include "tpkit/filter.hpp"
 #include "tpkit/format.hpp"
 #include "tpkit/histogram.hpp"
+#include "tpkit/maps.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/tracefs.hpp"
 
@@ -108,10 +109,6 @@ std::string describe_event(const EventFormat& format, bool with_fields);
 // {"event":"sys:event","id":N[,"fields":[{"name":…,"type":…,"offset":…,"size":…,"signed":…,
 // "common":…},…]]}
 std::string describe_event_json(const EventFormat& format, bool with_fields);
-
-// Sums every entry of a BPF_MAP_TYPE_PERCPU_ARRAY whose value is an array of __u64 over all
-// CPUs: result[key][i].
-std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
 
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);

@@ -77,7 +77,4 @@ private:
     perf_buffer* perf_ = nullptr;
 };
 
-// Sums a BPF_MAP_TYPE_PERCPU_ARRAY of __u64 at key 0 over all possible CPUs.
-std::uint64_t sum_percpu_u64(bpf_map* map);
-
 } // namespace tpkit
