@@ -232,8 +232,11 @@ std::string snoop_json(const SnoopEvent& event, const EventFormat& format,
 {
     const tpsnoop_header& h = event.header;
     JsonObject obj;
+    std::string name;
+    name.reserve(format.system.size() + 1 + format.name.size());
+    name.append(format.system).append(":").append(format.name);
     obj.add(time_key, time_value)
-        .add("event", format.system + ":" + format.name)
+        .add("event", name)
         .add("comm", std::string_view(h.comm, strnlen(h.comm, sizeof(h.comm))))
         .add("pid", h.pid)
         .add("tid", h.tid)

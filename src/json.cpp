@@ -42,6 +42,16 @@ void append_json_string(std::string& out, std::string_view s)
 {
     out += '"';
     for (std::size_t i = 0; i < s.size();) {
+        // Plain printable ASCII, the common case, goes in whole runs.
+        std::size_t run = i;
+        while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 &&
+               static_cast<unsigned char>(s[run]) < 0x7F && s[run] != '"' && s[run] != '\\')
+            ++run;
+        if (run > i) {
+            out.append(s.substr(i, run - i));
+            i = run;
+            continue;
+        }
         unsigned char c = static_cast<unsigned char>(s[i]);
         if (c == '"' || c == '\\') {
             out += '\\';

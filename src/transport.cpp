@@ -51,7 +51,7 @@ EventReader::EventReader(const TransportMaps& maps, Transport transport, Handler
         return;
     }
     perf_ = perf_buffer__new(bpf_map__fd(maps.perfbuf), perf_buffer_pages, &on_perf_record,
-                             &on_perf_lost, this, nullptr);
+                             nullptr, this, nullptr);
     if (!perf_)
         throw_libbpf_error(Exit::failure, "cannot open the perf buffer", errno);
 }
@@ -78,7 +78,7 @@ void EventReader::poll(std::chrono::milliseconds timeout)
 
 std::uint64_t EventReader::lost() const
 {
-    return transport_ == Transport::ring_buffer ? sum_percpu_u64(drops_) : perf_lost_;
+    return sum_percpu_u64(drops_);
 }
 
 int EventReader::on_ring_record(void* self, void* data, std::size_t size)
@@ -90,11 +90,6 @@ int EventReader::on_ring_record(void* self, void* data, std::size_t size)
 void EventReader::on_perf_record(void* self, int, void* data, std::uint32_t size)
 {
     static_cast<EventReader*>(self)->handler_({static_cast<const std::byte*>(data), size});
-}
-
-void EventReader::on_perf_lost(void* self, int, __u64 count)
-{
-    static_cast<EventReader*>(self)->perf_lost_ += count;
 }
 
 } // namespace tpkit

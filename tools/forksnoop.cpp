@@ -95,7 +95,6 @@ int main(int argc, char** argv)
         auto transport = tpkit::choose_transport(options.perf_buffer);
         tpkit::configure_transport(*skel, transport);
         skel.load();
-        skel.attach();
 
         ForkPrinter printer(options);
         tpkit::EventReader reader(tpkit::transport_maps(*skel), transport,
@@ -104,6 +103,7 @@ int main(int argc, char** argv)
                                       std::memcpy(&e, data.data(), std::min(data.size(), sizeof(e)));
                                       printer.print(e);
                                   });
+        skel.attach();
         tpkit::StopSignal stop(options.duration);
         printer.header();
         tpkit::flush_stdout();

@@ -97,7 +97,6 @@ int main(int argc, char** argv)
 
         auto transport = tpkit::choose_transport(common.perf_buffer);
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
-        std::vector<tpkit::Link> links;
         for (const auto& plan : plans) {
             auto skel = tpkit::Skeleton<tpsnoop_bpf>::open("tpsnoop");
             skel->rodata->tpkit_filter = plan.filter;
@@ -113,14 +112,16 @@ int main(int argc, char** argv)
                 tpkit::share_map(first.drops, maps.drops);
             }
             skel.load();
-            links.push_back(tpkit::attach_tracepoint(skel->progs.snoop_event, plan.name.system,
-                                                     plan.name.event));
             instances.push_back(std::move(skel));
         }
 
         SnoopPrinter printer(common, plans, options.fields);
         tpkit::EventReader reader(tpkit::transport_maps(*instances.front()), transport,
                                   [&](std::span<const std::byte> data) { printer.print(data); });
+        std::vector<tpkit::Link> links;
+        for (std::size_t i = 0; i < plans.size(); i++)
+            links.push_back(tpkit::attach_tracepoint(instances[i]->progs.snoop_event,
+                                                     plans[i].name.system, plans[i].name.event));
         tpkit::StopSignal stop(common.duration);
         while (!stop.stop_requested()) {
             reader.poll(std::chrono::milliseconds(10));

@@ -15,6 +15,9 @@ void append_json_string(std::string& out, std::string_view s);
 // Builds one JSON object: JsonObject().add("pid", 1).add("comm", "sh").str() → {"pid":1,"comm":"sh"}
 class JsonObject {
 public:
+    // Room for a typical event line up front: one allocation per object, not one per member.
+    JsonObject() { body_.reserve(256); }
+
     JsonObject& add(std::string_view key, std::string_view value);
     JsonObject& add(std::string_view key, const char* value) { return add(key, std::string_view(value)); }
     JsonObject& add(std::string_view key, bool value);

@@ -54,12 +54,12 @@ public:
     EventReader(const EventReader&) = delete;
     EventReader& operator=(const EventReader&) = delete;
 
-    // Waits at most `timeout` for a wake-up, then delivers everything that has arrived.
-    // BPF wakes us only for large backlogs, so this also bounds the latency to the screen.
+    // Waits at most `timeout`, then delivers everything that has arrived. The ring buffer is
+    // written without wake-ups, so the timeout is the latency to the screen.
     void poll(std::chrono::milliseconds timeout);
 
-    // Records lost so far: ring-buffer reservations that failed (counted in BPF) or perf
-    // buffer samples the kernel reported lost.
+    // Records lost so far: ring- or perf-buffer writes that failed, counted in BPF. Create the
+    // reader before attaching: a perf buffer has nowhere to write until it exists.
     std::uint64_t lost() const;
 
     Transport transport() const { return transport_; }
@@ -67,12 +67,10 @@ public:
 private:
     static int on_ring_record(void* self, void* data, std::size_t size);
     static void on_perf_record(void* self, int cpu, void* data, std::uint32_t size);
-    static void on_perf_lost(void* self, int cpu, __u64 count);
 
     Transport transport_;
     Handler handler_;
     bpf_map* drops_;
-    std::uint64_t perf_lost_ = 0;
     ring_buffer* ring_ = nullptr;
     perf_buffer* perf_ = nullptr;
 };

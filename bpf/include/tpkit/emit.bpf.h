@@ -1,16 +1,14 @@
 /* Event transport shared by every streaming BPF program: a BPF ring buffer by default, a perf
  * buffer when the kernel has no ring buffer or the user asks for it (user space decides before
- * load through tpkit_use_perf_buffer). Ring-buffer records that do not fit are counted in a
- * per-CPU drop counter, where they happen; the perf buffer reports its own lost samples. */
+ * load through tpkit_use_perf_buffer). Records that do not fit, in either, are counted in a
+ * per-CPU drop counter where they happen: exact, unlike the perf buffer's own lost-sample
+ * records, which the kernel sends only once a later sample fits. */
 #ifndef TPKIT_EMIT_BPF_H
 #define TPKIT_EMIT_BPF_H
 
 #include <bpf/bpf_helpers.h>
 
 const volatile bool tpkit_use_perf_buffer = false;
-/* Wake the reader only once this much data waits; it also consumes on a short timer, so
- * small bursts reach the screen quickly without a wake-up per event. */
-const volatile __u64 tpkit_wakeup_bytes = 256 * 1024;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -41,15 +39,16 @@ static __always_inline void tpkit_count_drop(void)
 
 static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 {
-	__u64 flags;
+	long err;
 
-	if (tpkit_use_perf_buffer) {
-		bpf_perf_event_output(ctx, &tpkit_perfbuf, BPF_F_CURRENT_CPU, event, size);
-		return;
-	}
-	flags = bpf_ringbuf_query(&tpkit_ringbuf, BPF_RB_AVAIL_DATA) >= tpkit_wakeup_bytes
-			? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&tpkit_ringbuf, event, size, flags))
+	if (tpkit_use_perf_buffer)
+		err = bpf_perf_event_output(ctx, &tpkit_perfbuf, BPF_F_CURRENT_CPU, event, size);
+	else
+		/* Never a wake-up: the reader consumes on a short timer (EventReader::poll). A wake-up
+		 * per event costs the traced task several times the event itself, and asking how much
+		 * data waits reads a cache line the reader keeps writing. */
+		err = bpf_ringbuf_output(&tpkit_ringbuf, event, size, BPF_RB_NO_WAKEUP);
+	if (err)
 		tpkit_count_drop();
 }
 
