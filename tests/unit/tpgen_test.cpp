@@ -170,7 +170,7 @@ std::string compile(const std::string& header, bool after_vmlinux, bool instanti
                calls + "\treturn 0;\n}\n";
     }
     std::ofstream(c) << src;
-    std::string cmd = "clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Werror=undef -I" +
+    std::string cmd = std::string(TPKIT_BPF_CLANG) + " -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Werror=undef -I" +
                       (repo_root / "vmlinux").string() + " -I" + (repo_root / "bpf/include").string() +
                       " -c " + c.string() + " -o " + (dir / (tag + ".o")).string() + " > " +
                       log.string() + " 2>&1";
