@@ -13,24 +13,27 @@ char LICENSE[] SEC("license") = "GPL";
 #define CLONE_THREAD 0x00010000
 
 /* The classic tracepoint does not say whether the child is a thread; task:task_newtask fires
- * just before it in the same copy_process() with the clone flags. LRU: a fork that fails after
- * task_newtask never consumes its entry. */
+ * just before it, in the same copy_process() of the same parent, with the clone flags. They
+ * are kept in the parent's task-local storage: no hashing, and nothing left behind when the
+ * fork fails in between (the next fork of that parent overwrites it). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, __u64);
-} clone_flags_by_tid SEC(".maps");
+} clone_flags_of_parent SEC(".maps");
 
 SEC("tracepoint/task/task_newtask")
 int record_clone_flags(struct trace_event_raw_task_newtask *ctx)
 {
-	__u32 tid = BPF_CORE_READ(ctx, pid);
-	__u64 flags = BPF_CORE_READ(ctx, clone_flags);
+	__u64 *flags;
 
 	if (!tpkit_current_selected())
 		return 0;
-	bpf_map_update_elem(&clone_flags_by_tid, &tid, &flags, BPF_ANY);
+	flags = bpf_task_storage_get(&clone_flags_of_parent, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (flags)
+		*flags = BPF_CORE_READ(ctx, clone_flags);
 	return 0;
 }
 
@@ -51,11 +54,9 @@ int fork_tp(void *ctx)
 	tpkit_sched_process_fork_parent_comm(ctx, event.parent_comm, sizeof(event.parent_comm));
 	tpkit_sched_process_fork_child_comm(ctx, event.child_comm, sizeof(event.child_comm));
 
-	flags = bpf_map_lookup_elem(&clone_flags_by_tid, &event.child_tid);
-	if (flags) {
+	flags = bpf_task_storage_get(&clone_flags_of_parent, bpf_get_current_task_btf(), 0, 0);
+	if (flags)
 		event.is_thread = (*flags & CLONE_THREAD) != 0;
-		bpf_map_delete_elem(&clone_flags_by_tid, &event.child_tid);
-	}
 	event.child_pid = event.is_thread ? event.parent_pid : event.child_tid;
 	tpkit_emit(ctx, &event, sizeof(event));
 	return 0;
