@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ -n "$smoke" ] || "$here/install-comparators.sh"
+[ -n "$smoke" ] || "$here/../cmake/install-deps.sh" --comparators
 if [ ! -x "$build/bench/tpbench" ]; then
   cmake -S "$here/.." -B "$build" >/dev/null
 fi

@@ -1,9 +1,17 @@
 #!/bin/sh
 # Installs what building, testing and benchmarking tpkit needs on Debian 12.
 # Does nothing (and needs no network) when every package is already present.
+#   cmake/install-deps.sh                 build and test
+#   cmake/install-deps.sh --comparators   also what the full benchmark compares with:
+#                                         bpftrace, libbpf-tools (bcc's tools), perf
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
   libcli11-dev libfmt-dev googletest libgtest-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86"
+case "${1:-}" in
+  "") ;;
+  --comparators) packages="$packages bpftrace libbpf-tools linux-perf" ;;
+  *) echo "install-deps: unknown argument '$1' (only --comparators)" >&2; exit 2 ;;
+esac
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
