@@ -2,10 +2,12 @@
 
 #include "tpkit/json.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <iterator>
 
 namespace tpkit {
 namespace {
@@ -53,7 +55,7 @@ DecodedValue raw_bytes(std::span<const std::byte> bytes)
 {
     DecodedValue v;
     v.kind = DecodedValue::Kind::bytes;
-    v.text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    v.text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     return v;
 }
 
@@ -62,7 +64,7 @@ DecodedValue string_value(std::span<const std::byte> bytes)
     DecodedValue v;
     v.kind = DecodedValue::Kind::string;
     const char* p = reinterpret_cast<const char*>(bytes.data());
-    v.text.assign(p, strnlen(p, bytes.size()));
+    v.text = std::string_view(p, strnlen(p, bytes.size()));
     return v;
 }
 
@@ -78,74 +80,134 @@ DecodedValue array_value(std::span<const std::byte> bytes, std::uint32_t elem_si
     return v;
 }
 
-std::string hex_bytes(const std::string& raw)
+constexpr char hex_digits[] = "0123456789abcdef";
+
+void append_hex_bytes(std::string& out, std::string_view raw)
 {
-    std::string out;
-    for (unsigned char c : raw)
-        out += fmt::format("{:02x}", c);
-    return out;
+    for (unsigned char c : raw) {
+        const char pair[2] = {hex_digits[c >> 4], hex_digits[c & 0xF]};
+        out.append(pair, 2);
+    }
+}
+
+void append_uint(std::string& out, std::uint64_t v, int base = 10)
+{
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof(buf), v, base).ptr;
+    out.append(buf, end);
+}
+
+void append_int(std::string& out, std::int64_t v)
+{
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+    out.append(buf, end);
 }
 
 // Strings as trace_pipe shows them, but with control bytes escaped so a line stays a line.
-std::string printable(const std::string& s)
+void append_printable(std::string& out, std::string_view s)
 {
-    std::string out;
-    for (unsigned char c : s) {
-        if (c < 0x20 || c == 0x7f)
-            out += fmt::format("\\x{:02x}", c);
-        else
-            out += static_cast<char>(c);
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t run = i;
+        while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 && s[run] != 0x7f)
+            ++run;
+        out.append(s.data() + i, run - i);
+        if (run == s.size())
+            break;
+        auto c = static_cast<unsigned char>(s[run]);
+        const char esc[4] = {'\\', 'x', hex_digits[c >> 4], hex_digits[c & 0xF]};
+        out.append(esc, 4);
+        i = run + 1;
     }
-    return out;
+}
+
+// A JSON member's key: `"name":`.
+void append_json_key(std::string& out, std::string_view key)
+{
+    append_json_string(out, key);
+    out += ':';
 }
 
 } // namespace
 
-std::string DecodedValue::str() const
+void DecodedValue::append_str(std::string& out) const
 {
     switch (kind) {
     case Kind::integer:
-        return is_signed ? std::to_string(static_cast<std::int64_t>(number)) : std::to_string(number);
+        if (is_signed)
+            append_int(out, static_cast<std::int64_t>(number));
+        else
+            append_uint(out, number);
+        return;
     case Kind::pointer:
-        return fmt::format("0x{:x}", number);
+        out.append("0x", 2);
+        append_uint(out, number, 16);
+        return;
     case Kind::string:
-        return printable(text);
-    case Kind::array: {
-        std::string out = "[";
-        for (const auto& e : elements)
-            out += (out.size() > 1 ? "," : "") + e.str();
-        return out + "]";
-    }
+        append_printable(out, text);
+        return;
+    case Kind::array:
+        out += '[';
+        for (std::size_t i = 0; i < elements.size(); i++) {
+            if (i)
+                out += ',';
+            elements[i].append_str(out);
+        }
+        out += ']';
+        return;
     case Kind::bytes:
-        return hex_bytes(text);
+        append_hex_bytes(out, text);
+        return;
     case Kind::missing:
         break;
     }
-    return "?";
+    out += '?';
+}
+
+std::string DecodedValue::str() const
+{
+    std::string out;
+    append_str(out);
+    return out;
+}
+
+void DecodedValue::append_json(std::string& out) const
+{
+    switch (kind) {
+    case Kind::integer:
+        append_str(out);
+        return;
+    case Kind::pointer:
+    case Kind::bytes:
+        // Hex digits only: a JSON string as they are.
+        out += '"';
+        append_str(out);
+        out += '"';
+        return;
+    case Kind::string:
+        append_json_string(out, text);
+        return;
+    case Kind::array:
+        out += '[';
+        for (std::size_t i = 0; i < elements.size(); i++) {
+            if (i)
+                out += ',';
+            elements[i].append_json(out);
+        }
+        out += ']';
+        return;
+    case Kind::missing:
+        break;
+    }
+    out.append("null", 4);
 }
 
 std::string DecodedValue::json() const
 {
     std::string out;
-    switch (kind) {
-    case Kind::integer:
-        return str();
-    case Kind::pointer:
-    case Kind::bytes:
-        append_json_string(out, str());
-        return out;
-    case Kind::string:
-        append_json_string(out, text);
-        return out;
-    case Kind::array:
-        out = "[";
-        for (const auto& e : elements)
-            out += (out.size() > 1 ? "," : "") + e.json();
-        return out + "]";
-    case Kind::missing:
-        break;
-    }
-    return "null";
+    append_json(out);
+    return out;
 }
 
 DecodedValue decode_field(const Field& f, std::span<const std::byte> record)
@@ -214,38 +276,77 @@ std::uint32_t SnoopEvent::event_id() const
     return type;
 }
 
-std::string snoop_text(const SnoopEvent& event, const EventFormat& format,
-                       const std::vector<const Field*>& fields, const std::string& time)
+void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFormat& format,
+                       const std::vector<const Field*>& fields, std::string_view time)
 {
     const tpsnoop_header& h = event.header;
-    std::string comm(h.comm, strnlen(h.comm, sizeof(h.comm)));
-    std::string line = fmt::format("{:>16}-{:<7} [{:03}] {}: {}:", printable(comm), h.tid, h.cpu,
-                                   time, format.name);
-    for (const Field* f : fields)
-        line += fmt::format(" {}={}", f->name, decode_field(*f, event.record).str());
-    return line;
+    // The comm escaped, then right-aligned in 16 columns like trace_pipe. fmt counts the
+    // columns of UTF-8 text; ASCII, the common case, is one byte a column.
+    std::string_view comm(h.comm, strnlen(h.comm, sizeof(h.comm)));
+    if (std::any_of(comm.begin(), comm.end(), [](char c) { return c & 0x80; })) {
+        std::string escaped;
+        append_printable(escaped, comm);
+        fmt::format_to(std::back_inserter(out), "{:>16}", escaped);
+    } else {
+        std::size_t comm_at = out.size();
+        append_printable(out, comm);
+        if (std::size_t comm_len = out.size() - comm_at; comm_len < 16)
+            out.insert(comm_at, 16 - comm_len, ' ');
+    }
+    out += '-';
+    std::size_t tid_at = out.size();
+    append_uint(out, h.tid);
+    if (std::size_t tid_len = out.size() - tid_at; tid_len < 7)
+        out.append(7 - tid_len, ' ');
+    out.append(" [", 2);
+    char cpu[16];
+    auto cpu_end = fmt::format_to_n(cpu, sizeof(cpu), "{:03}", h.cpu).out;
+    out.append(cpu, cpu_end);
+    out.append("] ", 2);
+    out.append(time);
+    out.append(": ", 2);
+    out.append(format.name);
+    out += ':';
+    for (const Field* f : fields) {
+        out += ' ';
+        out.append(f->name);
+        out += '=';
+        decode_field(*f, event.record).append_str(out);
+    }
 }
 
-std::string snoop_json(const SnoopEvent& event, const EventFormat& format,
+void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time_key,
                        std::int64_t time_value)
 {
     const tpsnoop_header& h = event.header;
-    JsonObject obj;
-    std::string name;
-    name.reserve(format.system.size() + 1 + format.name.size());
-    name.append(format.system).append(":").append(format.name);
-    obj.add(time_key, time_value)
-        .add("event", name)
-        .add("comm", std::string_view(h.comm, strnlen(h.comm, sizeof(h.comm))))
-        .add("pid", h.pid)
-        .add("tid", h.tid)
-        .add("cpu", h.cpu);
+    out += '{';
+    append_json_key(out, time_key);
+    append_int(out, time_value);
+    // "system:event" escaped in two parts: ':' cannot end or continue a UTF-8 sequence.
+    out.append(",\"event\":", 9);
+    append_json_string(out, format.system);
+    out.back() = ':';
+    std::size_t name_at = out.size();
+    append_json_string(out, format.name);
+    out.erase(name_at, 1); // the name's opening quote
+    out.append(",\"comm\":", 8);
+    append_json_string(out, std::string_view(h.comm, strnlen(h.comm, sizeof(h.comm))));
+    out.append(",\"pid\":", 7);
+    append_uint(out, h.pid);
+    out.append(",\"tid\":", 7);
+    append_uint(out, h.tid);
+    out.append(",\"cpu\":", 7);
+    append_uint(out, h.cpu);
     // Nested: events have fields named comm, pid or cpu too.
-    JsonObject values;
-    for (const Field* f : fields)
-        values.add_raw(f->name, decode_field(*f, event.record).json());
-    return obj.add_raw("fields", values.str()).str();
+    out.append(",\"fields\":{", 11);
+    for (std::size_t i = 0; i < fields.size(); i++) {
+        if (i)
+            out += ',';
+        append_json_key(out, fields[i]->name);
+        decode_field(*fields[i], event.record).append_json(out);
+    }
+    out.append("}}", 2);
 }
 
 } // namespace tpkit

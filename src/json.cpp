@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <cmath>
 
 namespace tpkit {
@@ -40,39 +41,50 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i)
 
 void append_json_string(std::string& out, std::string_view s)
 {
+    // Bytes that end a plain run: controls, DEL, '"', '\\' and everything from 0x80 (UTF-8 checks).
+    static constexpr auto special = [] {
+        std::array<bool, 256> t{};
+        for (unsigned c = 0; c < 256; c++)
+            t[c] = c < 0x20 || c >= 0x7F || c == '"' || c == '\\';
+        return t;
+    }();
+    static constexpr char hex[] = "0123456789abcdef";
+    auto escape_u00 = [&](unsigned char c) {
+        const char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xF]};
+        out.append(u, sizeof(u));
+    };
     out += '"';
-    for (std::size_t i = 0; i < s.size();) {
+    const std::size_t size = s.size();
+    for (std::size_t i = 0; i < size;) {
         // Plain printable ASCII, the common case, goes in whole runs.
         std::size_t run = i;
-        while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 &&
-               static_cast<unsigned char>(s[run]) < 0x7F && s[run] != '"' && s[run] != '\\')
+        while (run < size && !special[static_cast<unsigned char>(s[run])])
             ++run;
         if (run > i) {
-            out.append(s.substr(i, run - i));
+            out.append(s.data() + i, run - i);
             i = run;
-            continue;
+            if (i == size)
+                break;
         }
         unsigned char c = static_cast<unsigned char>(s[i]);
         if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
+            const char e[2] = {'\\', static_cast<char>(c)};
+            out.append(e, 2);
         } else if (c == '\n') {
-            out += "\\n";
+            out.append("\\n", 2);
         } else if (c == '\t') {
-            out += "\\t";
-        } else if (c < 0x20 || c == 0x7F) {
-            out += fmt::format("\\u{:04x}", c);
-        } else if (c >= 0x80) {
+            out.append("\\t", 2);
+        } else if (c < 0x80) {
+            escape_u00(c); // the other controls and DEL
+        } else {
             std::size_t n = utf8_sequence(s, i);
             if (n == 0) {
-                out += fmt::format("\\u{:04x}", c); // a stray byte, shown as its Latin-1 code
+                escape_u00(c); // a stray byte, shown as its Latin-1 code
             } else {
-                out.append(s.substr(i, n));
+                out.append(s.data() + i, n);
                 i += n;
                 continue;
             }
-        } else {
-            out += static_cast<char>(c);
         }
         ++i;
     }

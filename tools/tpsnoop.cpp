@@ -6,7 +6,10 @@
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpsnoop.skel.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <map>
 
@@ -47,15 +50,31 @@ public:
         const Event& e = it->second;
         std::uint64_t ns = event.header.timestamp_ns;
         if (common_.json) {
-            fmt::print("{}\n", tpkit::snoop_json(event, *e.format, e.fields, "time_ns",
-                                                 clock_.realtime_ns(ns)));
-            return;
+            tpkit::append_snoop_json(lines_, event, *e.format, e.fields, "time_ns",
+                                     clock_.realtime_ns(ns));
+        } else {
+            // trace_pipe shows seconds of its clock; -T, seconds since tpsnoop started.
+            char time[48];
+            auto end = common_.timestamp
+                           ? fmt::format_to_n(time, sizeof(time), "{:.6f}",
+                                              clock_.seconds_since_start(ns)).out
+                           : fmt::format_to_n(time, sizeof(time), "{}.{:06}", ns / 1'000'000'000,
+                                              ns % 1'000'000'000 / 1000).out;
+            tpkit::append_snoop_text(lines_, event, *e.format, e.fields,
+                                     std::string_view(time, end - time));
         }
-        // trace_pipe shows seconds of its clock; -T, seconds since tpsnoop started.
-        std::string time = common_.timestamp ? fmt::format("{:.6f}", clock_.seconds_since_start(ns))
-                                             : fmt::format("{}.{:06}", ns / 1'000'000'000,
-                                                           ns % 1'000'000'000 / 1000);
-        fmt::print("{}\n", tpkit::snoop_text(event, *e.format, e.fields, time));
+        lines_ += '\n';
+        if (lines_.size() >= write_threshold)
+            write();
+    }
+
+    // Hands the lines gathered so far to stdout: one fwrite per batch, not one per event.
+    void write()
+    {
+        std::size_t written = std::fwrite(lines_.data(), 1, lines_.size(), stdout);
+        if (written != lines_.size() && errno == EPIPE)
+            throw tpkit::StdoutClosed{};
+        lines_.clear();
     }
 
 private:
@@ -66,6 +85,8 @@ private:
     const tpkit::CommonOptions& common_;
     std::map<std::uint32_t, Event> events_;
     tpkit::MonotonicClock clock_;
+    static constexpr std::size_t write_threshold = 64 * 1024;
+    std::string lines_; // reused for every event: no allocation once it has grown
 };
 
 } // namespace
@@ -125,9 +146,11 @@ int main(int argc, char** argv)
         tpkit::StopSignal stop(common.duration);
         while (!stop.stop_requested()) {
             reader.poll(std::chrono::milliseconds(10));
+            printer.write();
             tpkit::flush_stdout();
         }
         reader.poll(std::chrono::milliseconds(0));
+        printer.write();
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
         tpkit::detach_all(links);
     });

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpkit {
@@ -26,13 +27,15 @@ struct DecodedValue {
     Kind kind = Kind::missing;
     bool is_signed = false;
     std::uint64_t number = 0;
-    std::string text;
+    std::string_view text; // into the decoded record: valid while the record is
     std::vector<DecodedValue> elements;
 
     // trace_pipe style: 42, -1, 0xffff8880..., the string as is, [1,2,3], 0a0b0c
+    void append_str(std::string& out) const;
     std::string str() const;
     // As a JSON value: numbers, "0x…" strings for pointers, strings, arrays, "hex" for bytes,
     // null when missing.
+    void append_json(std::string& out) const;
     std::string json() const;
 };
 
@@ -57,13 +60,16 @@ struct SnoopEvent {
     std::uint32_t event_id() const;
 };
 
+// The line writers append to OUT (no newline) so that a reader reuses one buffer for all
+// events: no allocation per event once it has grown.
+
 // "comm-tid [cpu] TIME: event: a=1 b=x", TIME given by the caller (trace_pipe's layout).
-std::string snoop_text(const SnoopEvent& event, const EventFormat& format,
-                       const std::vector<const Field*>& fields, const std::string& time);
+void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFormat& format,
+                       const std::vector<const Field*>& fields, std::string_view time);
 
 // {"time":…,"event":"sys:event","comm":…,"pid":…,"tid":…,"cpu":…,"fields":{FIELD:VALUE,…}}; time_key and
 // time_value are given by the caller (a number).
-std::string snoop_json(const SnoopEvent& event, const EventFormat& format,
+void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time_key,
                        std::int64_t time_value);
 

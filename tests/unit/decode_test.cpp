@@ -98,11 +98,16 @@ TEST(Decode, ForkWithDataLocStringsOn618)
     EXPECT_EQ(event.event_id(), f.id);
     auto fields = tpkit::fields_to_print(f, {});
     ASSERT_EQ(fields.size(), 4u); // common_* left to the line's prefix
-    EXPECT_EQ(tpkit::snoop_text(event, f, fields, "5.000000"),
+    std::string line = "kept|"; // the writers append
+    tpkit::append_snoop_text(line, event, f, fields, "5.000000");
+    EXPECT_EQ(line,
+              "kept|"
               "            bash-4242    [001] 5.000000: sched_process_fork: parent_comm=bash "
               "parent_pid=4242 child_comm=make -j2 child_pid=4300");
-    EXPECT_EQ(tpkit::snoop_json(event, f, tpkit::fields_to_print(f, {"child_comm", "common_pid", "nosuch"}),
-                                "time_ns", 77),
+    line.clear();
+    tpkit::append_snoop_json(line, event, f, tpkit::fields_to_print(f, {"child_comm", "common_pid", "nosuch"}),
+                             "time_ns", 77);
+    EXPECT_EQ(line,
               R"({"time_ns":77,"event":"sched:sched_process_fork","comm":"bash","pid":4242,)"
               R"("tid":4242,"cpu":1,"fields":{"child_comm":"make -j2","common_pid":4242}})");
 
@@ -165,4 +170,30 @@ TEST(Decode, ByteArraysAndEscapes)
     EXPECT_EQ(text(fork, s, "parent_comm"), "a\\x09b\"c");
     EXPECT_EQ(tpkit::decode_field(*fork.field("parent_comm"), s.span()).json(), R"("a\tb\"c")");
     EXPECT_EQ(text(fork, s, "child_comm"), "");
+}
+
+TEST(Decode, TextPrefixPadsTheEscapedComm)
+{
+    auto f = format("linux-6.18", "syscalls", "sys_enter_read");
+    Record r(f);
+    r.num("common_type", f.id).num("fd", 3);
+    auto line = [&](std::string_view comm, std::uint32_t tid, std::uint32_t cpu) {
+        tpsnoop_header h{};
+        std::memcpy(h.comm, comm.data(), std::min(comm.size(), sizeof(h.comm)));
+        h.tid = tid;
+        h.cpu = cpu;
+        h.record_size = static_cast<std::uint32_t>(r.span().size());
+        auto data = transport_record(h, r);
+        tpkit::SnoopEvent event;
+        EXPECT_TRUE(tpkit::SnoopEvent::parse(data, event));
+        std::string out;
+        tpkit::append_snoop_text(out, event, f, tpkit::fields_to_print(f, {"fd"}), "1.000000");
+        return out;
+    };
+    EXPECT_EQ(line("a\tb", 7, 12), "          a\\x09b-7       [012] 1.000000: sys_enter_read: fd=3");
+    // fmt pads UTF-8 by columns: "é" is one column of two bytes.
+    EXPECT_EQ(line("caf\xc3\xa9", 12345678, 1234),
+              "            caf\xc3\xa9-12345678 [1234] 1.000000: sys_enter_read: fd=3");
+    EXPECT_EQ(line("0123456789abcdef", 1, 0),
+              "0123456789abcdef-1       [000] 1.000000: sys_enter_read: fd=3");
 }
