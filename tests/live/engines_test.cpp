@@ -454,6 +454,7 @@ TEST(EngineToolErrors, ExitCodesAndOneLine)
 TEST(EngineToolCleanup, NothingStaysLoaded)
 {
     TPKIT_REQUIRE_LIVE();
+    const std::vector<std::string> engine_programs{"hist_event", "count_event", "snoop_event"};
     const std::vector<std::pair<std::vector<std::string>, int>> runs = {
         {{"tphist", "syscalls:sys_enter_read", "count", "--by", "comm"}, SIGINT},
         {{"tpcount", "syscalls:sys_enter_rea*", "sched:sched_process_fork"}, SIGTERM},
@@ -466,20 +467,13 @@ TEST(EngineToolCleanup, NothingStaysLoaded)
         ToolRun tool(argv);
         if (sig) {
             // Running means loaded: wait until its programs show, then stop it.
-            for (int i = 0; i < 100; i++) {
-                auto progs = tpkit::live::loaded_bpf_programs();
-                if (std::count_if(progs.begin(), progs.end(), [](const std::string& p) {
-                        return p == "hist_event" || p == "count_event" || p == "snoop_event";
-                    }))
-                    break;
+            for (int i = 0; i < 100 && tpkit::live::count_loaded(engine_programs) == 0; i++)
                 std::this_thread::sleep_for(20ms);
-            }
             tool.stop(sig);
         } else {
             tool.wait(20s);
         }
-        auto progs = tpkit::live::loaded_bpf_programs();
-        for (const char* name : {"hist_event", "count_event", "snoop_event"})
-            EXPECT_EQ(std::count(progs.begin(), progs.end(), name), 0) << args[0] << " left " << name;
+        EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 3s))
+            << args[0] << " left programs loaded";
     }
 }

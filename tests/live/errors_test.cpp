@@ -38,14 +38,6 @@ void expect_one_line_error(const std::string& tool_name, const Expected& e,
 const std::vector<std::string> our_programs{"fork_tp", "fork_raw_tp", "record_clone_fl",
                                             "packet_received"};
 
-std::size_t ours_loaded()
-{
-    auto loaded = tpkit::live::loaded_bpf_programs();
-    return std::count_if(loaded.begin(), loaded.end(), [](const std::string& name) {
-        return std::find(our_programs.begin(), our_programs.end(), name) != our_programs.end();
-    });
-}
-
 } // namespace
 
 TEST(ToolErrors, UsageErrorsExitTwo)
@@ -90,7 +82,8 @@ TEST(ToolErrors, WithoutPrivilegesExitThree)
 TEST(ToolCleanup, NothingStaysLoadedAfterSigintSigtermOrDuration)
 {
     TPKIT_REQUIRE_LIVE();
-    ASSERT_EQ(ours_loaded(), 0u) << "programs of ours were loaded before the test";
+    ASSERT_EQ(tpkit::live::count_loaded(our_programs), 0u)
+        << "programs of ours were loaded before the test";
     struct Case {
         std::vector<std::string> argv;
         int signal; // 0: let --duration expire
@@ -108,20 +101,14 @@ TEST(ToolCleanup, NothingStaysLoadedAfterSigintSigtermOrDuration)
         // Loaded and attached: the kernel lists our programs.
         bool loaded = false;
         for (int i = 0; i < 200 && !loaded; i++) {
-            loaded = ours_loaded() > 0;
+            loaded = tpkit::live::count_loaded(our_programs) > 0;
             if (!loaded)
                 std::this_thread::sleep_for(10ms);
         }
         EXPECT_TRUE(loaded) << c.argv.back();
         int status = c.signal ? tool.stop(c.signal) : tool.wait(10s);
         EXPECT_EQ(status, 0) << c.argv.back() << ": " << tool.stderr_text();
-        // The kernel frees a closed program after an RCU grace period: allow it a moment.
-        bool freed = false;
-        for (int i = 0; i < 300 && !freed; i++) {
-            freed = ours_loaded() == 0;
-            if (!freed)
-                std::this_thread::sleep_for(10ms);
-        }
-        EXPECT_TRUE(freed) << c.argv.back() << " left programs loaded";
+        EXPECT_TRUE(tpkit::live::wait_until_unloaded(our_programs, 3s))
+            << c.argv.back() << " left programs loaded";
     }
 }

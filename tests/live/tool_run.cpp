@@ -10,9 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace tpkit::live {
@@ -299,6 +301,25 @@ std::vector<std::string> loaded_bpf_programs()
     }
     pclose(p);
     return names;
+}
+
+std::size_t count_loaded(const std::vector<std::string>& names)
+{
+    auto loaded = loaded_bpf_programs();
+    return std::count_if(loaded.begin(), loaded.end(), [&](const std::string& name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    });
+}
+
+bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (count_loaded(names) != 0) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 } // namespace tpkit::live

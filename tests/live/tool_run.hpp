@@ -73,4 +73,12 @@ std::map<std::string, std::string> parse_flat_json(const std::string& line);
 // Names of the BPF programs loaded now (bpftool prog list), for leak checks.
 std::vector<std::string> loaded_bpf_programs();
 
+// How many loaded programs have one of these names.
+std::size_t count_loaded(const std::vector<std::string>& names);
+
+// Waits until no program with one of these names is loaded; false if some still are after
+// `timeout`. The kernel frees a closed program after an RCU grace period, so "gone" may lag
+// the tool's exit a little.
+bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::milliseconds timeout);
+
 } // namespace tpkit::live
