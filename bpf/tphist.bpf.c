@@ -42,12 +42,7 @@ struct {
 } empty_hist SEC(".maps");
 
 /* Values of a signed field below zero: outside every bucket, counted here. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} negatives SEC(".maps");
+TPKIT_COUNTER(negatives);
 
 static __always_inline __u64 *histogram_slots(void *ctx, void *total_map, void *keyed_map)
 {
@@ -68,16 +63,13 @@ SEC("tracepoint")
 int hist_event(void *ctx)
 {
 	__u64 value, *slots;
-	__u32 slot, zero = 0;
+	__u32 slot;
 
 	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
 		return 0;
 	value = tpkit_field_number(ctx, &tpkit_config.value);
 	if (tpkit_config.value.is_signed && (__s64)value < 0) {
-		__u64 *count = bpf_map_lookup_elem(&negatives, &zero);
-
-		if (count)
-			*count += 1;
+		tpkit_count(&negatives);
 		return 0;
 	}
 	switch (tpkit_config.hist_layout) {

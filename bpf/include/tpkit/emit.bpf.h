@@ -7,6 +7,7 @@
 #define TPKIT_EMIT_BPF_H
 
 #include <bpf/bpf_helpers.h>
+#include <tpkit/counter.bpf.h>
 
 const volatile bool tpkit_use_perf_buffer = false;
 
@@ -21,21 +22,7 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } tpkit_perfbuf SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} tpkit_drops SEC(".maps");
-
-static __always_inline void tpkit_count_drop(void)
-{
-	__u32 zero = 0;
-	__u64 *drops = bpf_map_lookup_elem(&tpkit_drops, &zero);
-
-	if (drops)
-		*drops += 1;
-}
+TPKIT_COUNTER(tpkit_drops);
 
 static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 {
@@ -49,7 +36,7 @@ static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 		 * data waits reads a cache line the reader keeps writing. */
 		err = bpf_ringbuf_output(&tpkit_ringbuf, event, size, BPF_RB_NO_WAKEUP);
 	if (err)
-		tpkit_count_drop();
+		tpkit_count(&tpkit_drops);
 }
 
 #endif

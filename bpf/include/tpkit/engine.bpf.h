@@ -4,6 +4,7 @@
 #define TPKIT_ENGINE_BPF_H
 
 #include <bpf/bpf_helpers.h>
+#include <tpkit/counter.bpf.h>
 #include <tpkit/engine.h>
 #include <tpkit/field.bpf.h>
 #include <tpkit/filter.bpf.h>
@@ -13,21 +14,7 @@ const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 
 /* Events that found no room for their key in a full map: reported, never silently dropped. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} tpkit_missed SEC(".maps");
-
-static __always_inline void tpkit_count_missed(void)
-{
-	__u32 zero = 0;
-	__u64 *missed = bpf_map_lookup_elem(&tpkit_missed, &zero);
-
-	if (missed)
-		*missed += 1;
-}
+TPKIT_COUNTER(tpkit_missed);
 
 /* Whether the event passes the filter. Testing len first lets the verifier drop the whole
  * evaluator when there is none. */
@@ -74,7 +61,7 @@ static __always_inline void *tpkit_lookup_or_init(void *map, const void *key, co
 	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
 	value = bpf_map_lookup_elem(map, key);
 	if (!value)
-		tpkit_count_missed();
+		tpkit_count(&tpkit_missed);
 	return value;
 }
 

@@ -1,0 +1,25 @@
+/* Counters of events that could not be handled (drops, misses, values out of range): one
+ * __u64 per CPU, so counting never contends; user space sums them (sum_percpu_u64). */
+#ifndef TPKIT_COUNTER_BPF_H
+#define TPKIT_COUNTER_BPF_H
+
+#include <bpf/bpf_helpers.h>
+
+#define TPKIT_COUNTER(name)                                  \
+	struct {                                             \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);     \
+		__uint(max_entries, 1);                      \
+		__type(key, __u32);                          \
+		__type(value, __u64);                        \
+	} name SEC(".maps")
+
+static __always_inline void tpkit_count(void *counter)
+{
+	__u32 zero = 0;
+	__u64 *count = bpf_map_lookup_elem(counter, &zero);
+
+	if (count)
+		*count += 1;
+}
+
+#endif
