@@ -1,9 +1,14 @@
 #include "tpkit/cli.hpp"
 
+#include "tpkit/maps.hpp"
 #include "tpkit/skeleton.hpp"
+#include "tpkit/transport.hpp"
 
 #include <fmt/core.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <cerrno>
@@ -100,6 +105,14 @@ void Cli::add_streaming()
                   "use a perf buffer instead of the BPF ring buffer");
 }
 
+void Cli::add_map_memory()
+{
+    app_.add_option("--max-map-memory", options_.max_map_memory_mib,
+                    "refuse to start when the maps would take more than MIB of kernel memory "
+                    "(default: 1024 or half the available memory)")
+        ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
+}
+
 std::optional<Exit> Cli::parse(int argc, char** argv)
 {
     try {
@@ -112,28 +125,40 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         return Exit::usage;
     }
     set_libbpf_verbose(options_.verbose);
+    if (options_.max_map_memory_mib)
+        set_map_memory_limit(options_.max_map_memory_mib << 20);
     return std::nullopt;
 }
 
 int run_tool(std::string_view name, const std::function<void()>& body)
 {
-    // A closed stdout shows up as EPIPE from flush_stdout(), not as a silent death by signal.
+    // A closed stdout shows up as EPIPE from a write, not as a silent death by signal.
     signal(SIGPIPE, SIG_IGN);
     // From the start, so that a signal during load still ends in detach + final output.
-    sigset_t set = stop_signals();
-    sigprocmask(SIG_BLOCK, &set, nullptr);
+    stop_signal_fd();
+    Output& out = standard_output();
+    auto finish_output = [&] {
+        try {
+            out.finish();
+        } catch (const StdoutClosed&) {
+            return;
+        }
+        if (std::uint64_t lines = out.lines_not_written())
+            fmt::print(stderr, "{}: {} lines of output not written: stdout was not being read\n",
+                       name, lines);
+    };
     try {
         body();
-        flush_stdout();
+        finish_output();
         return 0;
     } catch (const StdoutClosed&) {
         return 0;
     } catch (const Error& e) {
-        std::fflush(stdout);
+        finish_output();
         fmt::print(stderr, "{}: {}\n", name, e.what());
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {
-        std::fflush(stdout);
+        finish_output();
         fmt::print(stderr, "{}: {}\n", name, e.what());
         return static_cast<int>(Exit::failure);
     }
@@ -147,10 +172,22 @@ void copy_comm(std::string_view comm, volatile char (&dst)[16])
         dst[i] = i < comm.size() ? comm[i] : '\0';
 }
 
+int stop_signal_fd()
+{
+    static const int fd = [] {
+        sigset_t set = stop_signals();
+        sigprocmask(SIG_BLOCK, &set, nullptr);
+        int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sfd < 0)
+            throw Error(Exit::failure, std::string("signalfd: ") + std::strerror(errno));
+        return sfd;
+    }();
+    return fd;
+}
+
 StopSignal::StopSignal(double duration_seconds)
 {
-    sigset_t set = stop_signals();
-    sigprocmask(SIG_BLOCK, &set, nullptr);
+    stop_signal_fd();
     if (duration_seconds > 0)
         deadline_ = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -161,28 +198,36 @@ bool StopSignal::wait(std::chrono::milliseconds timeout)
 {
     if (stopped_)
         return true;
-    auto now = std::chrono::steady_clock::now();
-    if (deadline_) {
-        if (now >= *deadline_)
+    using clock = std::chrono::steady_clock;
+    const auto until = deadline_ ? std::min(*deadline_, clock::now() + timeout) : clock::now() + timeout;
+    Output& out = standard_output();
+    for (;;) {
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock::now());
+        pollfd fds[2] = {{stop_signal_fd(), POLLIN, 0}, {out.poll_fd(), POLLOUT, 0}};
+        poll(fds, 2, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+        if (fds[0].revents & POLLIN) {
+            signalfd_siginfo info{};
+            while (read(fds[0].fd, &info, sizeof(info)) == sizeof(info)) {
+            }
             return stopped_ = true;
-        timeout = std::min(timeout, std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - now));
+        }
+        if (fds[1].revents)
+            out.write_available();
+        if (clock::now() >= until)
+            break;
     }
-    sigset_t set = stop_signals();
-    timespec ts{static_cast<time_t>(timeout.count() / 1000),
-                static_cast<long>(timeout.count() % 1000) * 1'000'000};
-    if (sigtimedwait(&set, nullptr, &ts) > 0)
-        return stopped_ = true;
-    return stopped_ = deadline_ && std::chrono::steady_clock::now() >= *deadline_;
+    return stopped_ = deadline_ && clock::now() >= *deadline_;
 }
 
 void run_intervals(const CommonOptions& options, StopSignal& stop,
                    const std::function<void()>& print)
 {
+    Output& out = standard_output();
     auto print_once = [&] {
         if (options.timestamp && !options.json)
-            fmt::print("{}\n", format_hms(std::time(nullptr)));
+            out.print("{}\n", format_hms(std::time(nullptr)));
         print();
-        flush_stdout();
+        out.write_available();
     };
     if (options.interval <= 0) {
         while (!stop.wait(std::chrono::hours(1))) {
@@ -207,17 +252,28 @@ void run_intervals(const CommonOptions& options, StopSignal& stop,
     }
 }
 
-void flush_stdout()
+void run_stream(EventReader& reader, StopSignal& stop)
 {
-    if (std::fflush(stdout) != 0 && errno == EPIPE)
-        throw StdoutClosed{};
+    constexpr std::chrono::milliseconds batch(10);
+    Output& out = standard_output();
+    while (!stop.stop_requested()) {
+        if (out.backlogged()) {
+            stop.wait(batch);
+            continue;
+        }
+        reader.poll(batch);
+        out.write_available();
+    }
+    if (!out.backlogged())
+        reader.poll(std::chrono::milliseconds(0));
 }
 
 void report_lost(std::string_view tool, std::uint64_t lost, bool json)
 {
+    Output& out = standard_output();
     if (json)
-        fmt::print("{{\"lost_events\":{}}}\n", lost);
-    flush_stdout();
+        out.print("{{\"lost_events\":{}}}\n", lost);
+    out.write_available();
     if (lost)
         fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost);
 }

@@ -3,8 +3,11 @@
 #include "tpkit/error.hpp"
 
 #include <bpf/bpf.h>
+#include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <string>
 
 namespace tpkit {
@@ -95,6 +98,107 @@ std::uint64_t sum_percpu_u64(bpf_map* map)
     if (bpf_map_lookup_elem(bpf_map__fd(map), &key, values.data()) != 0)
         throw_read_error(map);
     return values.sum().at(0);
+}
+
+namespace {
+
+constexpr std::uint64_t round8(std::uint64_t n) { return (n + 7) & ~std::uint64_t(7); }
+
+// struct htab_elem before its key: hash-list node, free-list/LRU node, hash, and the per-CPU
+// pointer or padding (kernel/bpf/hashtab.c).
+constexpr std::uint64_t hash_element_header = 48;
+
+std::uint64_t limit_from_options = 0;
+std::uint64_t charged_bytes = 0;
+
+std::uint64_t memory_available()
+{
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+        if (key == "MemAvailable:")
+            return kib * 1024;
+    return 0;
+}
+
+} // namespace
+
+std::uint64_t map_memory_bytes(bpf_map_type type, std::uint32_t max_entries,
+                               std::uint32_t key_size, std::uint32_t value_size,
+                               unsigned possible_cpus)
+{
+    const std::uint64_t entries = max_entries;
+    const std::uint64_t key = round8(key_size), value = round8(value_size);
+    switch (type) {
+    case BPF_MAP_TYPE_PERCPU_HASH:
+    case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+        return entries * (hash_element_header + key + sizeof(void*) + value * possible_cpus);
+    case BPF_MAP_TYPE_HASH:
+    case BPF_MAP_TYPE_LRU_HASH:
+    case BPF_MAP_TYPE_HASH_OF_MAPS:
+        return entries * (hash_element_header + key + value);
+    case BPF_MAP_TYPE_PERCPU_ARRAY:
+        return entries * value * possible_cpus;
+    case BPF_MAP_TYPE_RINGBUF:
+        return entries;
+    case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+    case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+        return entries * sizeof(void*);
+    default:
+        return entries * (key + value);
+    }
+}
+
+void set_map_memory_limit(std::uint64_t bytes) { limit_from_options = bytes; }
+
+std::uint64_t map_memory_limit()
+{
+    if (limit_from_options)
+        return limit_from_options;
+    constexpr std::uint64_t default_limit = std::uint64_t(1) << 30;
+    std::uint64_t available = memory_available();
+    return available ? std::min(default_limit, available / 2) : default_limit;
+}
+
+void charge_map_memory(bpf_object* obj, std::string_view what)
+{
+    int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0)
+        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
+    std::uint64_t bytes = 0;
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj) {
+        // A map given an fd before load is another object's, already counted there.
+        if (bpf_map__fd(map) >= 0 || !bpf_map__autocreate(map))
+            continue;
+        bytes += map_memory_bytes(bpf_map__type(map), bpf_map__max_entries(map),
+                                  bpf_map__key_size(map), bpf_map__value_size(map),
+                                  static_cast<unsigned>(cpus));
+    }
+    const std::uint64_t limit = map_memory_limit();
+    if (charged_bytes + bytes > limit)
+        throw Error(Exit::usage,
+                    fmt::format("the maps of {} would take {} of kernel memory on {} CPUs, more "
+                                "than the limit of {}{}: ask for fewer keys (--max-keys) or raise "
+                                "--max-map-memory",
+                                what, format_bytes(charged_bytes + bytes), cpus,
+                                format_bytes(limit),
+                                limit_from_options ? "" : " (1 GiB or half the available memory)"));
+    charged_bytes += bytes;
+}
+
+std::string format_bytes(std::uint64_t bytes)
+{
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < std::size(units)) {
+        value /= 1024;
+        unit++;
+    }
+    return unit == 0 ? fmt::format("{} bytes", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
 } // namespace tpkit

@@ -33,7 +33,7 @@ public:
     {
         if (options_.json)
             return;
-        fmt::print("{:<{}} {:<16} {:>7} {:<16} {:>7} {:>7} {}\n",
+        out_.print("{:<{}} {:<16} {:>7} {:<16} {:>7} {:>7} {}\n",
                    options_.timestamp ? "TIME(s)" : "TIME", time_width(), "PCOMM", "PPID", "COMM",
                    "PID", "TID", "KIND");
     }
@@ -42,7 +42,7 @@ public:
     {
         const char* kind = e.is_thread ? "thread" : "process";
         if (options_.json) {
-            fmt::print("{}\n", tpkit::JsonObject()
+            out_.print("{}\n", tpkit::JsonObject()
                                    .add("time_ns", clock_.realtime_ns(e.timestamp_ns))
                                    .add("cpu", e.cpu)
                                    .add("parent_comm", comm_of(e.parent_comm))
@@ -58,7 +58,7 @@ public:
         std::string time = options_.timestamp
                                ? fmt::format("{:.6f}", clock_.seconds_since_start(e.timestamp_ns))
                                : clock_.wall_time(e.timestamp_ns);
-        fmt::print("{:<{}} {:<16} {:>7} {:<16} {:>7} {:>7} {}\n", time, time_width(),
+        out_.print("{:<{}} {:<16} {:>7} {:<16} {:>7} {:>7} {}\n", time, time_width(),
                    comm_of(e.parent_comm),
                    e.parent_pid, comm_of(e.child_comm), e.child_pid, e.child_tid, kind);
     }
@@ -68,6 +68,7 @@ private:
 
     const tpkit::CommonOptions& options_;
     tpkit::MonotonicClock clock_;
+    tpkit::Output& out_ = tpkit::standard_output();
 };
 
 } // namespace
@@ -106,12 +107,7 @@ int main(int argc, char** argv)
         skel.attach();
         tpkit::StopSignal stop(options.duration);
         printer.header();
-        tpkit::flush_stdout();
-        while (!stop.stop_requested()) {
-            reader.poll(std::chrono::milliseconds(10));
-            tpkit::flush_stdout();
-        }
-        reader.poll(std::chrono::milliseconds(0));
+        tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), options.json);
     });
 }

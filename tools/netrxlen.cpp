@@ -53,9 +53,9 @@ void print_histograms(const tpkit::CommonOptions& common, const Options& options
         }
         auto hist = tpkit::Histogram::from_log2(entry.counters);
         if (common.json)
-            fmt::print("{}\n", tpkit::render_json(hist, label));
+            tpkit::standard_output().print("{}\n", tpkit::render_json(hist, label));
         else
-            fmt::print("{}\n", tpkit::render_bars(hist, label));
+            tpkit::standard_output().print("{}\n", tpkit::render_bars(hist, label));
     }
 }
 

@@ -85,14 +85,14 @@ private:
         std::string heading = fmt::format("{:<{}}", "EVENT", width);
         if (key_.source != TPKIT_KEY_NONE)
             heading += fmt::format(" {:<16}", upper(key_.name()));
-        fmt::print("{} {:>12}\n", heading, "COUNT");
+        tpkit::standard_output().print("{} {:>12}\n", heading, "COUNT");
         for (const Row& r : rows) {
             std::string line = fmt::format("{:<{}}", plans_[r.event].name.str(), width);
             if (key_.source != TPKIT_KEY_NONE)
                 line += fmt::format(" {:<16}", r.key);
-            fmt::print("{} {:>12}\n", line, r.count);
+            tpkit::standard_output().print("{} {:>12}\n", line, r.count);
         }
-        fmt::print("\n");
+        tpkit::standard_output().print("\n");
     }
 
     void print_json(const std::vector<Row>& rows) const
@@ -104,7 +104,7 @@ private:
                 obj.add_raw(key_.name(), r.key);
             else if (key_.source != TPKIT_KEY_NONE)
                 obj.add(key_.name(), r.key);
-            fmt::print("{}\n", obj.add("count", r.count).str());
+            tpkit::standard_output().print("{}\n", obj.add("count", r.count).str());
         }
     }
 
@@ -118,7 +118,6 @@ private:
     void report_missed()
     {
         std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
-        tpkit::flush_stdout();
         if (missed > missed_)
             fmt::print(stderr, "tpcount: {} events not counted: more than {} keys (see --max-keys)\n",
                        missed - missed_, options_.max_keys);
@@ -148,6 +147,7 @@ int main(int argc, char** argv)
     cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
         ->check(CLI::Range(1u, 1u << 24));
     cli.add_common();
+    cli.add_map_memory();
     std::vector<std::string> positionals;
     cli.app()
         .add_option("event", positionals,

@@ -117,9 +117,9 @@ private:
     void render(const tpkit::Histogram& hist, const tpkit::HistogramLabel& label) const
     {
         if (common_.json)
-            fmt::print("{}\n", tpkit::render_json(hist, label));
+            tpkit::standard_output().print("{}\n", tpkit::render_json(hist, label));
         else
-            fmt::print("{}\n", tpkit::render_bars(hist, label));
+            tpkit::standard_output().print("{}\n", tpkit::render_bars(hist, label));
     }
 
     // Values no bucket holds are said, on stderr, rather than dropped in silence.
@@ -127,7 +127,6 @@ private:
     {
         std::uint64_t negatives = tpkit::sum_percpu_u64(skel_.maps.negatives);
         std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
-        tpkit::flush_stdout();
         if (negatives > negatives_)
             fmt::print(stderr, "tphist: {} negative values of {} not counted\n",
                        negatives - negatives_, options_.field);
@@ -158,6 +157,7 @@ int main(int argc, char** argv)
     cli.app().add_option("event", options.event, "the tracepoint, SYSTEM:EVENT")->required();
     cli.app().add_option("field", options.field, "the integer field to measure")->required();
     cli.add_common();
+    cli.add_map_memory();
     cli.add_interval_count();
     auto* linear = cli.app().add_option("--linear", options.linear,
                                         "linear buckets MIN,MAX,STEP instead of log2");

@@ -42,10 +42,9 @@ int main(int argc, char** argv)
                 format.name = name.event;
             }
             if (json)
-                fmt::print("{}\n", tpkit::describe_event_json(format, verbose));
+                tpkit::standard_output().print("{}\n", tpkit::describe_event_json(format, verbose));
             else
-                fmt::print("{}", tpkit::describe_event(format, verbose));
-            tpkit::flush_stdout();
-        }
+                tpkit::standard_output().print("{}", tpkit::describe_event(format, verbose));
+            }
     });
 }

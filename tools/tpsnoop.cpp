@@ -8,9 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-
 #include <map>
 
 namespace {
@@ -65,16 +62,7 @@ public:
         }
         lines_ += '\n';
         if (lines_.size() >= write_threshold)
-            write();
-    }
-
-    // Hands the lines gathered so far to stdout: one fwrite per batch, not one per event.
-    void write()
-    {
-        std::size_t written = std::fwrite(lines_.data(), 1, lines_.size(), stdout);
-        if (written != lines_.size() && errno == EPIPE)
-            throw tpkit::StdoutClosed{};
-        lines_.clear();
+            out_.write_available();
     }
 
 private:
@@ -86,7 +74,8 @@ private:
     std::map<std::uint32_t, Event> events_;
     tpkit::MonotonicClock clock_;
     static constexpr std::size_t write_threshold = 64 * 1024;
-    std::string lines_; // reused for every event: no allocation once it has grown
+    tpkit::Output& out_ = tpkit::standard_output();
+    std::string& lines_ = out_.buffer(); // appended in place: no allocation once it has grown
 };
 
 } // namespace
@@ -144,13 +133,7 @@ int main(int argc, char** argv)
             links.push_back(tpkit::attach_tracepoint(instances[i]->progs.snoop_event,
                                                      plans[i].name.system, plans[i].name.event));
         tpkit::StopSignal stop(common.duration);
-        while (!stop.stop_requested()) {
-            reader.poll(std::chrono::milliseconds(10));
-            printer.write();
-            tpkit::flush_stdout();
-        }
-        reader.poll(std::chrono::milliseconds(0));
-        printer.write();
+        tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
         tpkit::detach_all(links);
     });

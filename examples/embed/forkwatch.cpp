@@ -6,8 +6,6 @@
 #include <tpkit/skeleton.hpp>
 #include <tpkit/transport.hpp>
 
-#include <fmt/core.h>
-
 #include <cstring>
 
 int main()
@@ -23,18 +21,14 @@ int main()
         skel.load();
         skel.attach();
 
-        tpkit::EventReader reader(tpkit::transport_maps(*skel), transport, [](auto data) {
+        tpkit::Output& out = tpkit::standard_output(); // never blocks on a slow reader
+        tpkit::EventReader reader(tpkit::transport_maps(*skel), transport, [&](auto data) {
             forksnoop_event e{};
             std::memcpy(&e, data.data(), std::min(data.size(), sizeof(e)));
-            fmt::print("fork {} -> {} {}\n", e.parent_pid, e.child_tid, e.child_comm);
+            out.print("fork {} -> {} {}\n", e.parent_pid, e.child_tid, e.child_comm);
         });
-        fmt::print("watching forks, Ctrl-C to stop\n");
-        tpkit::flush_stdout();
-        while (!stop.stop_requested()) {
-            reader.poll(std::chrono::milliseconds(100));
-            tpkit::flush_stdout();
-        }
-        reader.poll(std::chrono::milliseconds(0));
-        fmt::print("{} lost\n", reader.lost());
+        out.print("watching forks, Ctrl-C to stop\n");
+        tpkit::run_stream(reader, stop);
+        out.print("{} lost\n", reader.lost());
     });
 }

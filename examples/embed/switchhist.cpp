@@ -6,8 +6,6 @@
 #include <tpkit/histogram.hpp>
 #include <tpkit/skeleton.hpp>
 
-#include <fmt/core.h>
-
 int main()
 {
     return tpkit::run_tool("switchhist", [] {
@@ -17,16 +15,16 @@ int main()
         skel->rodata->cpu_count = cpus;
         skel.load();
         skel.attach();
-        fmt::print("counting context switches, Ctrl-C to stop\n");
-        tpkit::flush_stdout();
+        tpkit::Output& out = tpkit::standard_output();
+        out.print("counting context switches, Ctrl-C to stop\n");
         while (!stop.wait(std::chrono::milliseconds(1000))) {
         }
 
         auto by_cpu = tpkit::Histogram::from_linear(
             tpkit::sum_percpu_array(skel->maps.switches_by_cpu).at(0), tpkit::linear_range(0, cpus, 1));
-        fmt::print("{} context switches\n{}\n", by_cpu.total(),
+        out.print("{} context switches\n{}\n", by_cpu.total(),
                    tpkit::render_bars(by_cpu, {"sched:sched_switch", "cpu", "", "", ""}));
         auto oncpu = tpkit::Histogram::from_log2(tpkit::sum_percpu_array(skel->maps.oncpu_usecs).at(0));
-        fmt::print("{}", tpkit::render_bars(oncpu, {"sched:sched_switch", "on-CPU", "usecs", "", ""}));
+        out.print("{}", tpkit::render_bars(oncpu, {"sched:sched_switch", "on-CPU", "usecs", "", ""}));
     });
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tpkit/error.hpp"
+#include "tpkit/output.hpp"
 #include "tpkit/transport.hpp"
 
 #include <CLI/CLI.hpp>
@@ -28,6 +29,8 @@ struct CommonOptions {
     std::uint64_t count = 0; // 0 = unlimited
     // Streaming tools
     bool perf_buffer = false;
+    // Tools that size maps from options: --max-map-memory MiB, 0 = the default limit
+    std::uint64_t max_map_memory_mib = 0;
 };
 
 class Cli {
@@ -45,6 +48,8 @@ public:
     void add_interval_count();
     // --perf-buffer, for tools that stream events.
     void add_streaming();
+    // --max-map-memory, for tools whose options size their maps (--max-keys).
+    void add_map_memory();
 
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
     // returns Exit::usage; returns nullopt when the tool should run.
@@ -57,19 +62,24 @@ private:
 };
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
-// exception → exit 1. Also makes SIGPIPE on stdout a quiet exit.
+// exception → exit 1. Writes what is left of standard_output() at the end, says on stderr how
+// many lines could not be written, and makes a closed stdout (EPIPE) a quiet exit 0.
 int run_tool(std::string_view name, const std::function<void()>& body);
 
 // Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
 void copy_comm(std::string_view comm, volatile char (&dst)[16]);
 
+// A signalfd for SIGINT and SIGTERM, which stay blocked from run_tool() on: they are taken only
+// where a tool waits, so a signal during load still ends in detach and final output.
+int stop_signal_fd();
+
 // SIGINT, SIGTERM and --duration: stop the tool's loop, which then prints its final output.
 class StopSignal {
 public:
-    // Blocks SIGINT/SIGTERM so they are taken synchronously by wait().
     explicit StopSignal(double duration_seconds);
 
-    // Waits at most `timeout`; true when it is time to stop (signal or deadline).
+    // Waits at most `timeout`, writing standard_output() as its reader takes it meanwhile; true
+    // when it is time to stop (signal or deadline).
     bool wait(std::chrono::milliseconds timeout);
     // Non-blocking check.
     bool stop_requested() { return wait(std::chrono::milliseconds(0)); }
@@ -81,21 +91,21 @@ private:
 
 // The loop of aggregating tools: calls print() every --interval seconds (count times at most),
 // or once at the end without an interval; a stop signal or --duration prints what has been
-// gathered since the last print, then returns. With -T each print is preceded by HH:MM:SS
-// (text output only).
+// gathered since the last print, then returns. print() writes into standard_output(). With -T
+// each print is preceded by HH:MM:SS (text output only).
 void run_intervals(const CommonOptions& options, StopSignal& stop,
                    const std::function<void()>& print);
 
-// Flushes stdout; when its reader went away (EPIPE), exits quietly with status 0, unwinding
-// so that BPF objects are destroyed.
-void flush_stdout();
+class EventReader;
+
+// The loop of streaming tools: delivers events until a stop, then what is left in the buffer.
+// While stdout's reader lags, events wait in the kernel's buffer (dropped and counted there when
+// it is full) rather than piling up in memory.
+void run_stream(EventReader& reader, StopSignal& stop);
 
 // At exit of a streaming tool: lost events go to stderr when there were any, and with --json
 // a last line {"lost_events":N} is always written, so consumers can tell none were lost.
 void report_lost(std::string_view tool, std::uint64_t lost, bool json);
-
-// Thrown by flush_stdout() on EPIPE and caught by run_tool().
-struct StdoutClosed {};
 
 // Converts a CLOCK_MONOTONIC nanosecond stamp (bpf_ktime_get_ns) to wall-clock time.
 class MonotonicClock {

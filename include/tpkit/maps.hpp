@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpkit {
@@ -26,5 +28,25 @@ std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
 
 // The one __u64 at key 0 of a per-CPU array (a counter such as drops), summed over CPUs.
 std::uint64_t sum_percpu_u64(bpf_map* map);
+
+// Kernel memory a map takes once created, as the kernel sizes it: a hash map allocates every
+// entry up front (one value per possible CPU for per-CPU maps), so options that size maps can
+// ask for more memory than the machine has. The figure counts element headers and keys too.
+std::uint64_t map_memory_bytes(bpf_map_type type, std::uint32_t max_entries,
+                               std::uint32_t key_size, std::uint32_t value_size,
+                               unsigned possible_cpus);
+
+// The memory all maps of one tool may take: --max-map-memory when given, else 1 GiB or half
+// of the memory available now, whichever is smaller.
+void set_map_memory_limit(std::uint64_t bytes);
+std::uint64_t map_memory_limit();
+
+// Before load: adds what OBJ's maps will take (maps shared from another object are counted
+// there) to the process's total, and refuses with Error(usage) naming the figures when the
+// total passes map_memory_limit(), before the kernel allocates anything.
+void charge_map_memory(bpf_object* obj, std::string_view what);
+
+// "16.1 MiB", "2.0 GiB": sizes in messages.
+std::string format_bytes(std::uint64_t bytes);
 
 } // namespace tpkit

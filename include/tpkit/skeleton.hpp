@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tpkit/error.hpp"
+#include "tpkit/maps.hpp"
 
 #include <bpf/libbpf.h>
 
@@ -28,8 +29,10 @@ public:
         return Skeleton(raw, std::move(what));
     }
 
+    // Refuses maps larger than the memory limit (charge_map_memory) before creating any.
     void load()
     {
+        charge_map_memory(skel_->obj, what_);
         if (int err = Skel::load(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
     }
