@@ -14,6 +14,8 @@ namespace {
 
 std::uint64_t read_integer(std::span<const std::byte> bytes, bool is_signed)
 {
+    if (bytes.empty())
+        return 0;
     std::uint64_t v = 0;
     std::memcpy(&v, bytes.data(), std::min<std::size_t>(bytes.size(), 8));
     if (is_signed && bytes.size() < 8) {
@@ -212,7 +214,8 @@ std::string DecodedValue::json() const
 
 DecodedValue decode_field(const Field& f, std::span<const std::byte> record)
 {
-    if (f.offset + f.size > record.size())
+    // 64-bit sums: with 32-bit ones a crafted offset near 4 GiB wraps past these checks.
+    if (std::uint64_t(f.offset) + f.size > record.size())
         return {};
     auto bytes = record.subspan(f.offset, f.size);
     bool pointer_elems = f.elem_type.find('*') != std::string::npos;
@@ -227,10 +230,12 @@ DecodedValue decode_field(const Field& f, std::span<const std::byte> record)
         return array_value(bytes, f.array_len ? f.size / f.array_len : 0, f.is_signed, pointer_elems);
     case FieldKind::data_loc:
     case FieldKind::rel_loc: {
-        auto loc = static_cast<std::uint32_t>(read_integer(bytes, false));
-        std::size_t start = loc & 0xffff, len = loc >> 16;
+        if (f.size < 4)
+            return {};
+        auto loc = static_cast<std::uint32_t>(read_integer(bytes.first(4), false));
+        std::uint64_t start = loc & 0xffff, len = loc >> 16;
         if (f.kind == FieldKind::rel_loc)
-            start += f.offset + f.size;
+            start += std::uint64_t(f.offset) + f.size;
         if (start + len > record.size())
             return {};
         auto data = record.subspan(start, len);

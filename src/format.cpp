@@ -1,11 +1,17 @@
 #include "tpkit/format.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
 namespace tpkit {
 namespace {
+
+// The fixed part of a record ends within 64 KiB: __data_loc offsets are 16 bits, and records
+// live in ring-buffer pages of a few KiB.
+constexpr std::uint64_t max_record_size = 1 << 16;
 
 std::string_view trim(std::string_view s)
 {
@@ -54,6 +60,12 @@ public:
         f.size = number(attribute(rest, "size"), "size");
         f.is_signed = number(attribute(rest, "signed"), "signed") != 0;
         declaration(trim(decl), f);
+        // In 64 bits: offset + size in 32 would wrap and pass every later bounds check.
+        std::uint64_t end = std::uint64_t(f.offset) + f.size;
+        if (end > max_record_size)
+            fail("field '" + f.name + "' at offset " + std::to_string(f.offset) + " size " +
+                 std::to_string(f.size) + " ends past " + std::to_string(max_record_size) +
+                 " bytes, beyond any trace record");
         f.common = f.name.rfind("common_", 0) == 0;
         return f;
     }
@@ -187,10 +199,10 @@ const Field* EventFormat::field(std::string_view field_name) const
 
 std::uint32_t EventFormat::fixed_size() const
 {
-    std::uint32_t end = 0;
+    std::uint64_t end = 0; // 64 bits: formats built by hand are not bounded by the parser
     for (const Field& f : fields)
-        end = std::max(end, f.offset + f.size);
-    return end;
+        end = std::max(end, std::uint64_t(f.offset) + f.size);
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(end, UINT32_MAX));
 }
 
 EventFormat parse_format(std::string_view text, std::string_view source)

@@ -227,10 +227,12 @@ Record make_record(const TracepointName& event, const EventFormat& format, const
     std::stable_sort(fields.begin(), fields.end(),
                      [](const Field& a, const Field& b) { return a.offset < b.offset; });
 
-    std::uint32_t end = 0, struct_align = 4; // the common fields: 8 bytes, int-aligned
+    // 64-bit ends: offset + size in 32 bits could wrap below the next field's offset.
+    std::uint64_t end = 0;
+    std::uint32_t struct_align = 4; // the common fields: 8 bytes, int-aligned
     for (const Field& f : format.fields)
         if (f.common)
-            end = std::max(end, f.offset + f.size);
+            end = std::max(end, std::uint64_t(f.offset) + f.size);
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const Field& f = fields[i];
         Member m = make_member(event, f, btf_members ? &*btf_members : nullptr, r.btf_struct);
@@ -242,10 +244,13 @@ Record make_record(const TracepointName& event, const EventFormat& format, const
         if (f.offset % m.align != 0)
             r.packed = true;
         struct_align = std::max(struct_align, m.align);
-        end = f.offset + f.size;
+        end = std::uint64_t(f.offset) + f.size;
+        if (end > UINT16_MAX + 1)
+            fail(event, f.name, fmt::format("ends at byte {}, beyond any trace record", end));
         r.members.push_back(std::move(m));
     }
-    r.size = r.packed ? end : (end + struct_align - 1) / struct_align * struct_align;
+    r.size = static_cast<std::uint32_t>(r.packed ? end : (end + struct_align - 1) / struct_align *
+                                                             struct_align);
     if (!is_identifier(event.event))
         fail(event, "", "the event name is not a C identifier");
     return r;

@@ -197,3 +197,37 @@ TEST(Decode, TextPrefixPadsTheEscapedComm)
     EXPECT_EQ(line("0123456789abcdef", 1, 0),
               "0123456789abcdef-1       [000] 1.000000: sys_enter_read: fd=3");
 }
+
+TEST(Decode, FieldsOutsideTheRecordAreMissingEvenWhenOffsetPlusSizeWraps)
+{
+    std::vector<std::byte> bytes(64, std::byte{0x41});
+    std::span<const std::byte> record(bytes);
+    auto missing = [&](tpkit::Field f) {
+        return tpkit::decode_field(f, record).kind == tpkit::DecodedValue::Kind::missing;
+    };
+    using tpkit::FieldKind;
+    // offset + size wraps to 16 in 32 bits, inside the record.
+    EXPECT_TRUE(missing({"u64", "u64", "wrap", 0xFFFFFFF0u, 0x20}));
+    EXPECT_TRUE(missing({"char[32]", "char", "wrap_text", 0xFFFFFFF0u, 0x20, false, 32, FieldKind::array}));
+    EXPECT_TRUE(missing({"u32[8]", "u32", "wrap_array", 0xFFFFFFF0u, 0x20, false, 8, FieldKind::array}));
+    EXPECT_TRUE(missing({"__data_loc char[]", "char", "wrap_loc", 0xFFFFFFFCu, 4, false, 0,
+                         FieldKind::data_loc}));
+    EXPECT_TRUE(missing({"__rel_loc char[]", "char", "wrap_rel", 0xFFFFFFFCu, 8, false, 0,
+                         FieldKind::rel_loc}));
+    EXPECT_TRUE(missing({"u32", "u32", "past_end", 62, 4}));
+    EXPECT_TRUE(missing({"u32", "u32", "far", 1u << 20, 4}));
+    // A dynamic field too small to hold its u32 locator.
+    EXPECT_TRUE(missing({"__data_loc char[]", "char", "short_loc", 0, 2, false, 0, FieldKind::data_loc}));
+    // A locator pointing past the record.
+    std::uint32_t loc = (16u << 16) | 60u;
+    std::memcpy(bytes.data() + 8, &loc, 4);
+    EXPECT_TRUE(missing({"__data_loc char[]", "char", "loc_past_end", 8, 4, false, 0, FieldKind::data_loc}));
+    EXPECT_TRUE(missing({"__rel_loc char[]", "char", "rel_past_end", 8, 4, false, 0, FieldKind::rel_loc}));
+    // And in bounds, still decoded.
+    loc = (4u << 16) | 40u;
+    std::memcpy(bytes.data() + 8, &loc, 4);
+    EXPECT_EQ(tpkit::decode_field({"__data_loc char[]", "char", "ok", 8, 4, false, 0, FieldKind::data_loc},
+                                  record)
+                  .str(),
+              "AAAA");
+}

@@ -130,3 +130,33 @@ TEST(FormatParser, MalformedInputNamesFileAndLine)
                        "\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n"),
               "bad/format:5: duplicate field 'a'");
 }
+
+TEST(FormatParser, FieldsEndingPastAnyRecordAreRejectedWithoutWrapping)
+{
+    auto error_of = [](const std::string& field) {
+        try {
+            tpkit::parse_format("name: x\nID: 1\nformat:\n\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n" +
+                                    field + "print fmt: \"\"\n",
+                                "bad/format");
+        } catch (const tpkit::FormatError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    // 0xFFFFFFF8 + 16 wraps to 8 in 32 bits.
+    EXPECT_EQ(error_of("\tfield:u64 b[2];\toffset:4294967288;\tsize:16;\tsigned:0;\n"),
+              "bad/format:5: field 'b' at offset 4294967288 size 16 ends past 65536 bytes, beyond "
+              "any trace record");
+    EXPECT_EQ(error_of("\tfield:char c[4294967292];\toffset:12;\tsize:4294967292;\tsigned:0;\n"),
+              "bad/format:5: field 'c' at offset 12 size 4294967292 ends past 65536 bytes, beyond "
+              "any trace record");
+    EXPECT_EQ(error_of("\tfield:char d[65529];\toffset:8;\tsize:65529;\tsigned:0;\n"),
+              "bad/format:5: field 'd' at offset 8 size 65529 ends past 65536 bytes, beyond any "
+              "trace record");
+    EXPECT_EQ(error_of("\tfield:char d[65524];\toffset:12;\tsize:65524;\tsigned:0;\n"), "no error");
+
+    // Formats made by hand are not bounded by the parser: the fixed size does not wrap either.
+    tpkit::EventFormat by_hand;
+    by_hand.fields.push_back({"u64", "u64", "far", 0xFFFFFFF8u, 16});
+    EXPECT_EQ(by_hand.fixed_size(), 0xFFFFFFFFu);
+}

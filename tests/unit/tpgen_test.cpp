@@ -476,3 +476,17 @@ TEST(TpgenRecords, RelLocAndPackedFieldsLandAtTheirOffsets)
     EXPECT_NE(h.find("struct tpkit_tp_loc tpkit_rel_event_name_loc(void *ctx)"), std::string::npos);
     EXPECT_EQ(compile(h, false, true, "rel-alone"), "");
 }
+
+TEST(TpgenErrors, OffsetPlusSizeThatWrapsIsRejectedWithFileAndLine)
+{
+    // x ends at 16 + 0xFFFFFFF8, which wraps to 8 in 32 bits: y at 16 would pass as not
+    // overlapping it.
+    FakeEvent wrap("wrap", "\tfield:u8 x[4294967288];\toffset:16;\tsize:4294967288;\tsigned:0;\n"
+                           "\tfield:u32 y;\toffset:16;\tsize:4;\tsigned:0;\n");
+    std::string error = wrap.error();
+    std::string want = "/tpgen_test/wrap/format:9: field 'x' at offset 16 size 4294967288 ends past "
+                       "65536 bytes, beyond any trace record";
+    ASSERT_GE(error.size(), want.size()) << error;
+    EXPECT_EQ(error.substr(error.size() - want.size()), want) << error;
+    EXPECT_EQ(error.substr(0, wrap.dir.string().size()), wrap.dir.string()) << error;
+}
