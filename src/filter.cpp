@@ -171,16 +171,30 @@ private:
         return left;
     }
 
+    // Each '!' and '(' is one more level of recursion here: bounded, so that no input can
+    // exhaust the stack. Real filters nest a few levels; 64 comparisons fit in far fewer than this.
+    static constexpr int max_nesting = 100;
+
+    void nest(std::size_t at)
+    {
+        if (++nesting_ > max_nesting)
+            fail("more than " + std::to_string(max_nesting) + " nested '(' and '!'", at);
+    }
+
     int parse_unary()
     {
         skip_space();
         if (pos_ < text_.size() && text_[pos_] == '!') {
-            ++pos_;
-            return add({Node::negation, parse_unary()});
+            nest(pos_++);
+            int inner = parse_unary();
+            --nesting_;
+            return add({Node::negation, inner});
         }
         if (pos_ < text_.size() && text_[pos_] == '(') {
-            std::size_t open = pos_++;
+            std::size_t open = pos_;
+            nest(pos_++);
             int inner = parse_or();
+            --nesting_;
             skip_space();
             if (pos_ >= text_.size())
                 fail("missing ')' for the '('", open);
@@ -563,6 +577,7 @@ private:
     std::string_view text_;
     const EventFormat& format_;
     std::size_t pos_ = 0;
+    int nesting_ = 0; // '!' and '(' being parsed
     std::vector<Node> nodes_;
     std::vector<Predicate> predicates_;
     int automata_ = 0;

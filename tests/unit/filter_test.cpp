@@ -186,6 +186,33 @@ TEST(Filter, LimitsAreErrors)
     EXPECT_NO_THROW(compile_filter(globs + " || oldcomm ~ \"x*\" || oldcomm ~ \"*x\"", format));
 }
 
+TEST(Filter, NestingIsBoundedNotAStackOverflow)
+{
+    // The parser recurses once per '(' and '!': hostile depths are refused at the first level
+    // past the limit, before they can exhaust the stack.
+    auto format = load("linux-6.18", "task/task_rename");
+    const std::string error = "filter: more than 100 nested '(' and '!' at column 101";
+    EXPECT_EQ(error_of(std::string(60000, '(') + "pid == 0" + std::string(60000, ')'), format), error);
+    EXPECT_EQ(error_of(std::string(100000, '!') + "pid == 0", format), error);
+    EXPECT_EQ(error_of(std::string(100000, '('), format), error);
+    std::string mixed;
+    for (int i = 0; i < 30000; ++i)
+        mixed += "!(";
+    EXPECT_EQ(error_of(mixed + "pid == 0", format),
+              "filter: more than 100 nested '(' and '!' at column 101");
+
+    // 100 levels are accepted, and depth counts nesting, not how many there are in a row.
+    EXPECT_EQ(compile_filter(std::string(100, '(') + "pid == 0" + std::string(100, ')'), format).len, 1u);
+    auto prog = compile_filter(std::string(100, '!') + "pid == 0", format);
+    Record rec(format);
+    EXPECT_TRUE(tpkit::filter_match(prog, rec.bytes())); // an even number of negations
+    std::string siblings;
+    for (int i = 0; i < 60; ++i)
+        siblings += std::string(i ? " && " : "") + std::string(90, '(') + "!pid == " +
+                    std::to_string(i + 1) + std::string(90, ')');
+    EXPECT_EQ(compile_filter(siblings, format).len, 60u);
+}
+
 TEST(Filter, NumbersCompareAsTheFieldsType)
 {
     auto format = load("linux-6.18", "task/task_rename");
