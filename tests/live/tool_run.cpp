@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -164,8 +165,10 @@ void ToolRun::drain()
         lines_.push_back(partial_.substr(0, nl));
         partial_.erase(0, nl + 1);
     }
-    if (!partial_.empty())
+    if (!partial_.empty()) {
+        ended_mid_line_ = true;
         lines_.push_back(std::exchange(partial_, {}));
+    }
 }
 
 bool ToolRun::try_reap(bool block)
@@ -197,6 +200,52 @@ int ToolRun::wait(std::chrono::milliseconds timeout)
             break;
         }
         read_some(std::chrono::milliseconds(20));
+    }
+    try_reap(true);
+    drain();
+    return *status_;
+}
+
+bool ToolRun::wait_until_attached(std::size_t links, std::chrono::milliseconds timeout)
+{
+    const std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline && !try_reap(false)) {
+        std::size_t found = 0;
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+            std::error_code link_ec;
+            if (std::filesystem::read_symlink(entry.path(), link_ec).string() == "anon_inode:bpf_link")
+                found++;
+        }
+        if (found >= links)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+void ToolRun::shrink_stdout_pipe()
+{
+    if (fcntl(out_fd_, F_SETPIPE_SZ, 4096) < 0)
+        throw std::runtime_error("F_SETPIPE_SZ failed");
+}
+
+int ToolRun::wait_without_reading_stdout(std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    char buf[4096];
+    while (!try_reap(false)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            kill(pid_, SIGKILL);
+            break;
+        }
+        pollfd pfd{err_fd_, POLLIN, 0};
+        if (::poll(&pfd, 1, 20) > 0) {
+            ssize_t r = ::read(err_fd_, buf, sizeof(buf));
+            if (r > 0)
+                stderr_.append(buf, static_cast<std::size_t>(r));
+        }
     }
     try_reap(true);
     drain();

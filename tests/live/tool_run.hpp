@@ -38,7 +38,18 @@ public:
     // exit status as stop() does.
     int wait(std::chrono::milliseconds timeout);
 
+    // Waits until the tool holds `links` BPF links (its tracepoints are attached); false after
+    // timeout or when it exited.
+    bool wait_until_attached(std::size_t links, std::chrono::milliseconds timeout);
+
+    // A reader that stops reading: stdout's pipe shrinks to one page and is not read until the
+    // tool exits. Waits for that (SIGKILL after timeout, status 137), then reads what it wrote.
+    void shrink_stdout_pipe();
+    int wait_without_reading_stdout(std::chrono::milliseconds timeout);
+
     const std::vector<std::string>& lines() const { return lines_; }
+    // Whether stdout ended inside a line (the last of lines() has no newline).
+    bool ended_mid_line() const { return ended_mid_line_; }
     const std::string& stderr_text() const { return stderr_; }
 
 private:
@@ -54,6 +65,7 @@ private:
     std::size_t scanned_ = 0;
     std::string stderr_;
     std::optional<int> status_;
+    bool ended_mid_line_ = false;
 };
 
 // What one batch of forks made: a "forker" process with a chosen comm creates `children`
