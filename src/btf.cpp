@@ -3,8 +3,12 @@
 #include "tpkit/error.hpp"
 
 #include <bpf/btf.h>
+#include <fmt/format.h>
+#include <linux/btf.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -13,23 +17,78 @@ namespace tpkit {
 namespace {
 
 constexpr std::uint16_t btf_magic = 0xeB9F;
+// A kernel's BTF is a few MiB (6.18's: 6 MiB): anything past this is not one, and reading it
+// whole would only exhaust memory.
+constexpr std::uint64_t max_btf_size = std::uint64_t(512) << 20;
 
-// The whole file, gunzipped when it is gzip (zlib reads plain files through unchanged).
-std::string read_maybe_gzip(const std::filesystem::path& file)
+struct GzCloser {
+    void operator()(gzFile f) const { gzclose(f); }
+};
+
+// Reads up to WANT bytes in all into DATA; false at the end of the input.
+bool read_up_to(gzFile in, std::string& data, std::uint64_t want, const std::filesystem::path& file)
 {
-    gzFile in = gzopen(file.c_str(), "rb");
+    while (data.size() < want) {
+        std::size_t at = data.size();
+        std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(want - at, 1 << 20));
+        data.resize(at + chunk);
+        int n = gzread(in, data.data() + at, static_cast<unsigned>(chunk));
+        if (n < 0) {
+            int err = 0;
+            const char* what = gzerror(in, &err);
+            throw Error(Exit::unknown_target,
+                        "cannot read BTF " + file.string() + ": " +
+                            (err == Z_ERRNO ? std::strerror(errno) : what));
+        }
+        data.resize(at + static_cast<std::size_t>(n));
+        if (n == 0)
+            return false;
+    }
+    return true;
+}
+
+// Raw BTF from FILE, gunzipped when it is gzip; nothing when FILE is an ELF object (libbpf reads
+// its .BTF section itself). Reads what the BTF header says and no more, so an endless input
+// (/dev/zero, a pipe) is refused or cut at the size it announces.
+std::optional<std::string> read_raw_btf(const std::filesystem::path& file)
+{
+    std::unique_ptr<gzFile_s, GzCloser> in(gzopen(file.c_str(), "rb"));
     if (!in)
         throw Error(Exit::unknown_target, "cannot read BTF " + file.string() + ": " +
                                               std::strerror(errno));
     std::string data;
-    char buf[1 << 16];
-    int n;
-    while ((n = gzread(in, buf, sizeof(buf))) > 0)
-        data.append(buf, static_cast<std::size_t>(n));
-    bool failed = n < 0;
-    gzclose(in);
-    if (failed)
-        throw Error(Exit::unknown_target, "cannot decompress BTF " + file.string());
+    read_up_to(in.get(), data, sizeof(btf_header), file);
+    if (data.size() >= 4 && data.compare(0, 4, "\x7f" "ELF") == 0 && gzdirect(in.get())) {
+        struct stat st {};
+        if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            throw Error(Exit::unknown_target,
+                        "cannot read BTF " + file.string() + ": an ELF object must be a regular file");
+        return std::nullopt;
+    }
+    btf_header hdr{};
+    std::memcpy(&hdr, data.data(), std::min(data.size(), sizeof(hdr)));
+    bool swapped = hdr.magic == __builtin_bswap16(btf_magic);
+    if (hdr.magic != btf_magic && !swapped)
+        throw Error(Exit::unknown_target,
+                    file.string() + " is not BTF: neither raw BTF, gzip of it, nor an ELF object");
+    if (data.size() < sizeof(hdr))
+        throw Error(Exit::unknown_target, "truncated BTF " + file.string() + ": " +
+                                              std::to_string(data.size()) + " bytes");
+    auto u32 = [&](std::uint32_t v) { return swapped ? __builtin_bswap32(v) : v; };
+    std::uint64_t hdr_len = u32(hdr.hdr_len);
+    std::uint64_t total = hdr_len + std::max(std::uint64_t(u32(hdr.type_off)) + u32(hdr.type_len),
+                                             std::uint64_t(u32(hdr.str_off)) + u32(hdr.str_len));
+    if (hdr_len < sizeof(hdr))
+        throw Error(Exit::unknown_target, file.string() + " is not BTF: a header of " +
+                                              std::to_string(hdr_len) + " bytes");
+    if (total > max_btf_size)
+        throw Error(Exit::unknown_target,
+                    fmt::format("{} is not a kernel's BTF: its header announces {} bytes, more than "
+                                "{} MiB",
+                                file.string(), total, max_btf_size >> 20));
+    if (!read_up_to(in.get(), data, total, file))
+        throw Error(Exit::unknown_target, fmt::format("truncated BTF {}: {} of {} bytes",
+                                                      file.string(), data.size(), total));
     return data;
 }
 
@@ -70,15 +129,9 @@ std::uint32_t size_of(const struct btf* btf, std::uint32_t id)
 
 Btf Btf::load(const std::filesystem::path& file)
 {
-    std::string data = read_maybe_gzip(file);
-    struct btf* btf = nullptr;
-    std::uint16_t magic = 0;
-    if (data.size() >= 2)
-        std::memcpy(&magic, data.data(), sizeof(magic));
-    if (magic == btf_magic)
-        btf = btf__new(data.data(), static_cast<__u32>(data.size()));
-    else
-        btf = btf__parse(file.c_str(), nullptr); // an ELF object with a .BTF section
+    std::optional<std::string> data = read_raw_btf(file);
+    struct btf* btf = data ? btf__new(data->data(), static_cast<__u32>(data->size()))
+                           : btf__parse(file.c_str(), nullptr); // an ELF object with a .BTF section
     if (!btf)
         throw Error(Exit::unknown_target, "cannot parse BTF " + file.string() + ": " +
                                               std::strerror(errno));
