@@ -22,6 +22,13 @@ constexpr std::string_view raw_prefix = "trace_event_raw_";
     throw Error(Exit::failure, fmt::format("{} field '{}': {}", event.str(), field, why));
 }
 
+// A field whose name C cannot take: bad input, refused like a bad value rather than renamed, so
+// that a header's names are always the format's.
+[[noreturn]] void fail_name(const TracepointName& event, std::string_view field, const std::string& why)
+{
+    throw Error(Exit::usage, fmt::format("{} field '{}': {}", event.str(), field, why));
+}
+
 bool is_identifier(std::string_view s)
 {
     if (s.empty())
@@ -31,6 +38,9 @@ bool is_identifier(std::string_view s)
                c == '_';
     });
 }
+
+// The padding member before a field at CURSOR (see emit_struct).
+std::string pad_name(std::uint64_t cursor) { return fmt::format("__pad_{}", cursor); }
 
 std::string member_name(const Field& f)
 {
@@ -139,8 +149,8 @@ Member make_member(const TracepointName& event, const Field& f, const std::vecto
     Member m;
     m.field = f;
     m.name = member_name(f);
-    if (!is_identifier(f.name))
-        fail(event, f.name, "not a C identifier");
+    if (std::string why = identifier_problem(f.name); !why.empty())
+        fail_name(event, f.name, why);
     const BtfMember* bm = nullptr;
     if (btf) {
         for (const auto& candidate : *btf)
@@ -233,6 +243,22 @@ Record make_record(const TracepointName& event, const EventFormat& format, const
     for (const Field& f : format.fields)
         if (f.common)
             end = std::max(end, std::uint64_t(f.offset) + f.size);
+    // Every name the struct declares, to refuse a field whose member would repeat one: "ent"
+    // holds the common fields, __pad_N the padding, __data_loc_X a dynamic field X.
+    std::map<std::string, std::string> taken = {{"ent", "the common fields"}};
+    std::uint64_t cursor = 8; // as emit_struct lays out
+    for (const Field& f : fields) {
+        if (f.offset > cursor)
+            taken.emplace(pad_name(cursor), "the padding before field '" + f.name + "'");
+        cursor = std::uint64_t(f.offset) + f.size;
+    }
+    for (const Field& f : fields) {
+        std::string name = member_name(f);
+        auto [it, fresh] = taken.emplace(name, "field '" + f.name + "'");
+        if (!fresh)
+            fail_name(event, f.name, fmt::format("its struct member {} is already the member of {}",
+                                                 name, it->second));
+    }
     for (std::size_t i = 0; i < fields.size(); ++i) {
         const Field& f = fields[i];
         Member m = make_member(event, f, btf_members ? &*btf_members : nullptr, r.btf_struct);
@@ -328,6 +354,45 @@ std::size_t foreign_words(std::string_view cls, std::string_view event)
 }
 
 } // namespace
+
+std::string identifier_problem(std::string_view name)
+{
+    // C23's keywords (a superset of C17's), GNU C's, and what clang takes as a type in BPF code.
+    static const std::set<std::string_view> keywords = {
+        "alignas", "alignof", "auto", "bool", "break", "case", "char", "const", "constexpr",
+        "continue", "default", "do", "double", "else", "enum", "extern", "false", "float", "for",
+        "goto", "if", "inline", "int", "long", "nullptr", "register", "restrict", "return",
+        "short", "signed", "sizeof", "static", "static_assert", "struct", "switch",
+        "thread_local", "true", "typedef", "typeof", "typeof_unqual", "union", "unsigned", "void",
+        "volatile", "while", "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex",
+        "_Decimal128", "_Decimal32", "_Decimal64", "_Generic", "_Imaginary", "_Noreturn",
+        "_Static_assert", "_Thread_local", "asm", "__asm", "__asm__", "__attribute",
+        "__attribute__", "__auto_type", "__builtin_offsetof", "__builtin_va_arg",
+        "__builtin_types_compatible_p", "__builtin_choose_expr", "__builtin_va_list",
+        "__const", "__const__", "__extension__", "__imag", "__imag__", "__inline", "__inline__",
+        "__int128", "__label__", "__real", "__real__", "__restrict", "__restrict__", "__signed",
+        "__signed__", "__thread", "__typeof", "__typeof__", "__volatile", "__volatile__",
+        "__alignof", "__alignof__", "_Float16", "__fp16", "__bf16"};
+    // Object-like macros of the headers a generated header includes (bpf_helpers.h,
+    // bpf_core_read.h, vmlinux.h) and of the header itself: a member named so would be expanded.
+    static const std::set<std::string_view> macros = {
+        "NULL", "BPF_PRINTK_FMT_MOD", "__BPF_CORE_READ_H__", "__BPF_HELPERS__",
+        "__always_inline", "__hidden", "__kconfig", "__kptr", "__kptr_ref", "__kptr_untrusted",
+        "__percpu_kptr", "__ksym", "__noinline", "__weak", "__VMLINUX_H__", "__arg_ctx",
+        "__arg_nonnull", "__arg_nullable", "__arg_trusted", "__arg_arena", "__contains",
+        "__long_t", "__ulong_t"};
+    if (name.empty())
+        return "an empty name";
+    if (!is_identifier(name))
+        return "not a C identifier";
+    if (name.front() >= '0' && name.front() <= '9')
+        return "not a C identifier: it starts with a digit";
+    if (keywords.count(name))
+        return "a C keyword";
+    if (macros.count(name) || name.rfind("TPKIT_TP_", 0) == 0)
+        return "a macro of the headers it would be used with";
+    return "";
+}
 
 std::optional<RecordStruct> find_record_struct(const Btf& btf, const EventFormat& format)
 {
@@ -429,6 +494,8 @@ std::string common_struct(const TracepointName& event, const EventFormat& format
         if (!f.common)
             continue;
         std::string member = f.name.substr(std::string_view("common_").size());
+        if (std::string why = identifier_problem(member); !why.empty())
+            fail_name(event, f.name, why);
         bool in_btf = entry && std::any_of(entry->begin(), entry->end(), [&](const BtfMember& m) {
                           return m.name == member && m.offset == f.offset && m.size == f.size;
                       });
@@ -477,7 +544,7 @@ std::string emit_struct(const Record& r, std::string_view flavour, std::size_t f
     std::uint32_t cursor = 8;
     for (const auto& m : r.members) {
         if (m.field.offset > cursor)
-            out += fmt::format("\t__u8 __pad_{}[{}];\n", cursor, m.field.offset - cursor);
+            out += fmt::format("\t__u8 {}[{}];\n", pad_name(cursor), m.field.offset - cursor);
         out += "\t" + m.decl() + ";\n";
         cursor = m.field.offset + m.field.size;
     }
@@ -516,7 +583,7 @@ struct Getters {
     void claim(const TracepointName& event, const std::string& field, const std::string& name)
     {
         if (!names.insert(name).second)
-            fail(event, field, "its getter name " + name + " is already taken in this header");
+            fail_name(event, field, "its getter name " + name + " is already taken in this header");
     }
 };
 
@@ -702,9 +769,18 @@ std::string generate_header(const std::vector<Flavour>& flavours,
     if (flavours.empty())
         throw Error(Exit::usage, "no kernel to generate for");
     std::set<std::string> flavour_names;
-    for (const auto& f : flavours)
-        if (!is_identifier(f.name) || !flavour_names.insert(f.name).second)
-            throw Error(Exit::usage, "bad or repeated flavour name '" + f.name + "'");
+    // A flavour names a getter's local variable: not one of the getters' own names either.
+    static const std::set<std::string_view> getter_names = {"ctx", "dst", "size", "n",
+                                                            "err", "loc", "where", "rec"};
+    for (const auto& f : flavours) {
+        std::string why = identifier_problem(f.name);
+        if (why.empty() && getter_names.count(f.name))
+            why = "a name the getters use themselves";
+        if (!why.empty())
+            throw Error(Exit::usage, "bad flavour name '" + f.name + "': " + why);
+        if (!flavour_names.insert(f.name).second)
+            throw Error(Exit::usage, "repeated flavour name '" + f.name + "'");
+    }
 
     // Records per event and flavour; structs shared by several events (a class) once.
     std::map<std::string, Record> records;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tpkit::tpgen {
@@ -70,6 +71,14 @@ std::string generate_raw_header(const Flavour& kernel, const std::vector<Tracepo
         if (params->size() < 2)
             fail(event, "its raw tracepoint takes no arguments");
         std::vector<std::string> names = param_names(kernel, event, *params);
+        // Names become members and getters' suffixes: all of them usable and distinct, or
+        // arg0, arg1, ... for every one.
+        bool unusable = std::set<std::string>(names.begin(), names.end()).size() != names.size() ||
+                        std::any_of(names.begin(), names.end(), [](const std::string& n) {
+                            return !identifier_problem(n).empty();
+                        });
+        if (unusable)
+            names.clear();
         std::string struct_name = fmt::format("tpkit_{}_raw_args", event.event);
         std::string members, inits, proto, getters;
         for (std::size_t i = 1; i < params->size(); ++i) {
@@ -92,7 +101,9 @@ std::string generate_raw_header(const Flavour& kernel, const std::vector<Tracepo
                                    *type, sep, event.event, name, *type, i - 1);
         }
         out += fmt::format("\n/* raw_tp/{}: TP_PROTO({}){} */\n", event.event, proto,
-                           names.empty() ? "; BTF keeps no parameter names for it" : "");
+                           !names.empty() ? ""
+                           : unusable     ? "; BTF's parameter names are not usable C names"
+                                          : "; BTF keeps no parameter names for it");
         out += getters;
         out += fmt::format("struct {} {{\n{}}};\n\n", struct_name, members);
         out += fmt::format("static __always_inline struct {0}\n{0}(struct bpf_raw_tracepoint_args *ctx)\n"

@@ -45,6 +45,11 @@ private:
 std::vector<TracepointName> expand(const std::vector<std::string>& patterns,
                                    const std::vector<const FormatSet*>& sets);
 
+// Why NAME cannot be a member, parameter or variable name in a generated header (not an
+// identifier, starting with a digit, a C keyword, a macro of the headers it is used with), or ""
+// when it can. Such fields are refused (Error(usage)), never renamed.
+std::string identifier_problem(std::string_view name);
+
 // One kernel's formats with that kernel's BTF, named for the struct suffix ___<name>.
 struct Flavour {
     std::string name;

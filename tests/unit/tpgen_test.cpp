@@ -380,6 +380,12 @@ TEST(TpgenInput, GlobsExpandInOrderOnceEachAndUnknownEventsFail)
 
 namespace {
 
+// "CODE message" of an error.
+std::string fmt_code(const Error& e)
+{
+    return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+}
+
 // A format set holding one made-up event "tpgen_test:EVENT" with FIELDS after the common ones.
 struct FakeEvent {
     fs::path dir;
@@ -489,4 +495,84 @@ TEST(TpgenErrors, OffsetPlusSizeThatWrapsIsRejectedWithFileAndLine)
     ASSERT_GE(error.size(), want.size()) << error;
     EXPECT_EQ(error.substr(error.size() - want.size()), want) << error;
     EXPECT_EQ(error.substr(0, wrap.dir.string().size()), wrap.dir.string()) << error;
+}
+
+TEST(TpgenErrors, FieldNamesCCannotTakeAreRefusedAsUsageErrors)
+{
+    auto refused = [](const std::string& event, const std::string& fields) {
+        FakeEvent fake(event, fields);
+        try {
+            std::string h = fake.generate();
+            return "generated:\n" + h;
+        } catch (const Error& e) {
+            return fmt_code(e);
+        }
+    };
+    EXPECT_EQ(refused("kw_auto", "\tfield:int auto;\toffset:8;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:kw_auto field 'auto': a C keyword");
+    EXPECT_EQ(refused("kw_register", "\tfield:unsigned long register;\toffset:8;\tsize:8;\tsigned:0;\n"),
+              "2 tpgen_test:kw_register field 'register': a C keyword");
+    EXPECT_EQ(refused("kw_default", "\tfield:char default[16];\toffset:8;\tsize:16;\tsigned:1;\n"),
+              "2 tpgen_test:kw_default field 'default': a C keyword");
+    EXPECT_EQ(refused("kw_int", "\tfield:__data_loc char[] int;\toffset:8;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:kw_int field 'int': a C keyword");
+    EXPECT_EQ(refused("digit", "\tfield:int 1st;\toffset:8;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:digit field '1st': not a C identifier: it starts with a digit");
+    EXPECT_EQ(refused("macro", "\tfield:void * NULL;\toffset:8;\tsize:8;\tsigned:0;\n"),
+              "2 tpgen_test:macro field 'NULL': a macro of the headers it would be used with");
+    EXPECT_EQ(refused("own_macro", "\tfield:int TPKIT_TP_ENOENT;\toffset:8;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:own_macro field 'TPKIT_TP_ENOENT': a macro of the headers it would be "
+              "used with");
+    // Clashes with the members tpgen adds, and between getters.
+    EXPECT_EQ(refused("clash_loc", "\tfield:__data_loc char[] x;\toffset:8;\tsize:4;\tsigned:1;\n"
+                                   "\tfield:u32 __data_loc_x;\toffset:12;\tsize:4;\tsigned:0;\n"),
+              "2 tpgen_test:clash_loc field '__data_loc_x': its struct member __data_loc_x is "
+              "already the member of field 'x'");
+    EXPECT_EQ(refused("clash_ent", "\tfield:int ent;\toffset:8;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:clash_ent field 'ent': its struct member ent is already the member of "
+              "the common fields");
+    EXPECT_EQ(refused("clash_pad", "\tfield:int __pad_8;\toffset:12;\tsize:4;\tsigned:1;\n"),
+              "2 tpgen_test:clash_pad field '__pad_8': its struct member __pad_8 is already the "
+              "member of the padding before field '__pad_8'");
+    EXPECT_EQ(refused("clash_getter", "\tfield:__data_loc char[] x;\toffset:8;\tsize:4;\tsigned:1;\n"
+                                      "\tfield:u32 x_loc;\toffset:12;\tsize:4;\tsigned:0;\n"),
+              "2 tpgen_test:clash_getter field 'x_loc': its getter name tpkit_clash_getter_x_loc is "
+              "already taken in this header");
+
+    // Names that look risky but are C: the header compiles with every getter used.
+    FakeEvent fine("fine_names", "\tfield:int class;\toffset:8;\tsize:4;\tsigned:1;\n"
+                                 "\tfield:int new;\toffset:12;\tsize:4;\tsigned:1;\n"
+                                 "\tfield:void * ctx;\toffset:16;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:char dst[8];\toffset:24;\tsize:8;\tsigned:1;\n"
+                                 "\tfield:u32 size;\toffset:32;\tsize:4;\tsigned:0;\n"
+                                 "\tfield:__data_loc char[] rec;\toffset:36;\tsize:4;\tsigned:1;\n"
+                                 "\tfield:u64 __pad_7;\toffset:48;\tsize:8;\tsigned:0;\n"
+                                 "\tfield:u8 _1;\toffset:56;\tsize:1;\tsigned:0;\n");
+    std::string h = fine.generate();
+    EXPECT_NE(h.find("\t__u8 __pad_40[8];"), std::string::npos) << h;
+    EXPECT_EQ(compile(h, false, true, "fine-names-alone"), "");
+    EXPECT_EQ(compile(h, true, true, "fine-names-vmlinux"), "");
+}
+
+TEST(TpgenErrors, FlavourNamesMustBeUsableAsVariables)
+{
+    auto error_of = [](const std::string& name) {
+        try {
+            tpgen::generate_header({kernel("6.18", name)}, {{"sched", "sched_process_fork"}});
+        } catch (const Error& e) {
+            return fmt_code(e);
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of("v6_18"), "no error");
+    EXPECT_EQ(error_of("int"), "2 bad flavour name 'int': a C keyword");
+    EXPECT_EQ(error_of("6_18"), "2 bad flavour name '6_18': not a C identifier: it starts with a digit");
+    EXPECT_EQ(error_of("ctx"), "2 bad flavour name 'ctx': a name the getters use themselves");
+    EXPECT_EQ(error_of("v6.18"), "2 bad flavour name 'v6.18': not a C identifier");
+    try {
+        tpgen::generate_header({kernel("6.18", "a"), kernel("6.1", "a")}, {{"sched", "sched_process_fork"}});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(fmt_code(e), "2 repeated flavour name 'a'");
+    }
 }
