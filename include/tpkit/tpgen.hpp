@@ -7,6 +7,7 @@
 #include "tpkit/tracefs.hpp"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,10 +16,12 @@
 namespace tpkit::tpgen {
 
 // The format files of one kernel: a directory laid out like tracefs's events/
-// (<system>/<event>/format), a directory holding such an events/, or a tarball of either
-// (unpacked with tar into a temporary directory that lives as long as the set).
+// (<system>/<event>/format), a directory holding such an events/, or a tarball of either (.tar
+// or .tar.gz, whose format files are read into memory: nothing is unpacked on disk).
 class FormatSet {
 public:
+    // Throws Error(unknown_target) when there is no such directory or tarball, or the tarball
+    // cannot be read (not tar, truncated, compressed other than with gzip, too large).
     static FormatSet open(const std::filesystem::path& dir_or_tarball);
     static FormatSet live(); // tracefs_root()/events
 
@@ -32,10 +35,17 @@ public:
     bool has(const TracepointName& name) const;
     EventFormat read(const TracepointName& name) const; // throws Error(unknown_target)
 
+    // A tarball's format file: where it was in the tarball, and its text.
+    struct Member {
+        std::string path;
+        std::string text;
+    };
+
 private:
-    FormatSet(std::filesystem::path root, std::filesystem::path temp, std::string label);
-    std::filesystem::path root_;
-    std::filesystem::path temp_; // unpacked tarball, removed with the set
+    FormatSet(std::filesystem::path root, std::string label);
+    std::filesystem::path root_; // the directory of <system>/<event>/format; empty for a tarball
+    std::string archive_;        // the tarball, for error messages
+    std::map<std::pair<std::string, std::string>, Member> members_; // a tarball's, by (system, event)
     std::string label_;
 };
 

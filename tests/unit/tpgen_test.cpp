@@ -576,3 +576,150 @@ TEST(TpgenErrors, FlavourNamesMustBeUsableAsVariables)
         EXPECT_EQ(fmt_code(e), "2 repeated flavour name 'a'");
     }
 }
+
+namespace {
+
+// The events of a format set with each one's field declarations: what a tarball and the
+// directory it was made from must agree on.
+std::string describe(const FormatSet& set)
+{
+    std::string out;
+    for (const auto& name : set.events()) {
+        out += name.str() + ":";
+        for (const auto& f : set.read(name).fields)
+            out += " " + f.type + " " + f.name + "@" + std::to_string(f.offset);
+        out += "\n";
+    }
+    return out;
+}
+
+int sh(const std::string& command) { return std::system(command.c_str()); }
+
+} // namespace
+
+TEST(TpgenInput, TarballsAreReadInMemoryInEveryLayout)
+{
+    ASSERT_EQ(sh("tar --version > /dev/null"), 0) << "the test makes its tarballs with tar";
+    fs::path dir = scratch_dir() / "layouts";
+    fs::path tree = dir / "tree";
+    // Three systems of a reference kernel, and one whose path is longer than tar's 100-byte name
+    // field (ustar prefix, GNU long name or pax path, by format).
+    fs::create_directories(tree / "events");
+    for (const char* system : {"sched", "net", "syscalls"})
+        fs::copy(fs::path(TPKIT_FORMATS_DIR) / "linux-6.18" / system, tree / "events" / system,
+                 fs::copy_options::recursive);
+    std::string long_system(60, 's'), long_event(70, 'e');
+    fs::create_directories(tree / "events" / long_system / long_event);
+    fs::copy_file(tree / "events/sched/sched_process_fork/format",
+                  tree / "events" / long_system / long_event / "format");
+    FormatSet from_dir = FormatSet::open(tree);
+    std::string want = describe(from_dir);
+    ASSERT_NE(want.find(long_system + ":" + long_event + ": "), std::string::npos);
+    ASSERT_NE(want.find("sched:sched_process_fork: "), std::string::npos);
+
+    // TMPDIR pointed at an empty directory: reading a tarball must leave nothing in it.
+    fs::path tmp = dir / "tmp";
+    fs::create_directories(tmp);
+    const char* old_tmpdir = std::getenv("TMPDIR");
+    std::string saved = old_tmpdir ? old_tmpdir : "";
+    setenv("TMPDIR", tmp.c_str(), 1);
+    struct Restore {
+        std::string saved;
+        bool had;
+        ~Restore() { had ? setenv("TMPDIR", saved.c_str(), 1) : unsetenv("TMPDIR"); }
+    } restore{saved, old_tmpdir != nullptr};
+
+    struct Layout {
+        std::string file, tar_args;
+    };
+    for (const Layout& l : std::vector<Layout>{
+             {"gnu.tar.gz", "--format=gnu -czf"},
+             {"pax.tar.gz", "--format=pax -czf"},
+             {"ustar.tgz", "--format=ustar -czf"},
+             {"plain.tar", "--format=gnu -cf"},
+         }) {
+        SCOPED_TRACE(l.file);
+        fs::path file = dir / l.file;
+        // With events/ at the top, and without (the systems at the top, as "./sched/...").
+        ASSERT_EQ(sh("tar -C " + tree.string() + " " + l.tar_args + " " + file.string() + " events"), 0);
+        FormatSet with_events = FormatSet::open(file);
+        EXPECT_EQ(with_events.label(), fs::path(l.file).stem().stem().string() == "ustar"
+                                           ? "ustar"
+                                           : l.file.substr(0, l.file.find('.')));
+        EXPECT_EQ(describe(with_events), want);
+        fs::path bare = dir / ("bare-" + l.file);
+        ASSERT_EQ(sh("tar -C " + (tree / "events").string() + " " + l.tar_args + " " + bare.string() + " ."), 0);
+        EXPECT_EQ(describe(FormatSet::open(bare)), want);
+        EXPECT_TRUE(fs::is_empty(tmp)) << "something was unpacked into TMPDIR";
+    }
+}
+
+TEST(TpgenInput, BadTarballsAreOneLineErrorsFromTpgen)
+{
+    fs::path dir = scratch_dir() / "bad-tarballs";
+    fs::create_directories(dir / "tree/sys/ev");
+    auto error_of = [](const fs::path& file) {
+        try {
+            FormatSet set = FormatSet::open(file);
+            for (const auto& name : set.events())
+                set.read(name);
+        } catch (const Error& e) {
+            return fmt_code(e);
+        }
+        return std::string("no error");
+    };
+    auto write = [](const fs::path& file, const std::string& bytes) {
+        std::ofstream(file, std::ios::binary) << bytes;
+    };
+    fs::path garbage = dir / "garbage.tar.gz";
+    write(garbage, "garbage\n");
+    EXPECT_EQ(error_of(garbage), "4 cannot read format files from " + garbage.string() + ": not a tar archive");
+    fs::path empty = dir / "empty.tar";
+    write(empty, "");
+    EXPECT_EQ(error_of(empty), "4 cannot read format files from " + empty.string() + ": not a tar archive (empty)");
+    fs::path xz = dir / "kernel.tar.xz";
+    write(xz, std::string("\xFD" "7zXZ\0", 6) + std::string(600, 'x'));
+    EXPECT_EQ(error_of(xz), "4 cannot read format files from " + xz.string() +
+                                ": it is compressed with xz: only .tar and .tar.gz are read (unpack "
+                                "it and give the directory)");
+    fs::path text = dir / "text.tar";
+    write(text, std::string(2048, 'x'));
+    EXPECT_EQ(error_of(text), "4 cannot read format files from " + text.string() + ": not a tar archive");
+
+    // A real tarball cut short, plain and compressed.
+    std::string format = "name: ev\nID: 1\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                         "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n";
+    write(dir / "tree/sys/ev/format", format);
+    std::string noise(100000, '\0'); // incompressible, so that a cut gzip is cut inside it
+    std::uint32_t seed = 1;
+    for (char& c : noise)
+        c = static_cast<char>((seed = seed * 1103515245 + 12345) >> 24);
+    write(dir / "tree/sys/ev/big", noise);
+    ASSERT_EQ(sh("tar -C " + (dir / "tree").string() + " -cf " + (dir / "whole.tar").string() + " sys"), 0);
+    std::string whole = slurp(dir / "whole.tar");
+    fs::path cut = dir / "cut.tar";
+    write(cut, whole.substr(0, 50000));
+    std::string got = error_of(cut);
+    EXPECT_EQ(got.substr(0, got.find(" at byte")),
+              "4 cannot read format files from " + cut.string() + ": truncated")
+        << got;
+    ASSERT_EQ(sh("gzip -c " + (dir / "whole.tar").string() + " | head -c 50000 > " + (dir / "cut.tar.gz").string()), 0);
+    got = error_of(dir / "cut.tar.gz");
+    EXPECT_EQ(got.substr(0, got.find(':', 35)), "4 cannot read format files from " + (dir / "cut.tar.gz").string())
+        << got;
+    EXPECT_EQ(got.find('\n'), std::string::npos) << got;
+
+    // A malformed format file inside: TARBALL(MEMBER):LINE.
+    write(dir / "tree/sys/ev/format", "name: ev\nID: 1\nformat:\n\tfield:int x;\toffset:zz;\tsize:4;\tsigned:1;\n");
+    fs::remove(dir / "tree/sys/ev/big");
+    fs::path bad_format = dir / "bad-format.tar";
+    ASSERT_EQ(sh("tar -C " + (dir / "tree").string() + " -cf " + bad_format.string() + " sys"), 0);
+    EXPECT_EQ(error_of(bad_format), "1 " + bad_format.string() + "(sys/ev/format):4: bad offset 'zz'");
+
+    // A "format" too large to be one.
+    write(dir / "tree/sys/ev/format", std::string(2 << 20, 'x'));
+    fs::path huge = dir / "huge.tar";
+    ASSERT_EQ(sh("tar -C " + (dir / "tree").string() + " -cf " + huge.string() + " sys"), 0);
+    EXPECT_EQ(error_of(huge), "4 cannot read format files from " + huge.string() +
+                                  ": sys/ev/format is 2097152 bytes, more than a format file's 1 MiB");
+}
