@@ -4,6 +4,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <tpkit/hist.h>
+#include <tpkit/maps.bpf.h>
 #include <tpkit/netrxlen.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/net.h>
@@ -15,20 +16,8 @@ const volatile __u32 target_ifindex = 0;
 const volatile __u32 target_netns = 0;
 const volatile bool per_dev = false;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct netrxlen_key);
-	__type(value, struct tpkit_log2_hist);
-} hists SEC(".maps");
-
-/* Zero-filled, for inserting a key's first histogram without 512 bytes of stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct tpkit_log2_hist);
-} empty_hist SEC(".maps");
+TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct netrxlen_key, struct tpkit_log2_hist);
+TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
 
 static __always_inline bool device_selected(void *ctx)
 {
@@ -48,6 +37,7 @@ int packet_received(void *ctx)
 {
 	struct netrxlen_key key = {};
 	struct tpkit_log2_hist *hist;
+	void *empty, *active;
 	__u32 zero = 0, slot;
 
 	if (!tpkit_current_selected() || !device_selected(ctx))
@@ -55,17 +45,13 @@ int packet_received(void *ctx)
 	if (per_dev)
 		tpkit_netif_receive_skb_name(ctx, key.dev, sizeof(key.dev));
 
-	hist = bpf_map_lookup_elem(&hists, &key);
-	if (!hist) {
-		struct tpkit_log2_hist *empty = bpf_map_lookup_elem(&empty_hist, &zero);
-
-		if (!empty)
-			return 0;
-		bpf_map_update_elem(&hists, &key, empty, BPF_NOEXIST);
-		hist = bpf_map_lookup_elem(&hists, &key);
-		if (!hist)
-			return 0;
-	}
+	empty = bpf_map_lookup_elem(&empty_hist, &zero);
+	active = tpkit_active_map(&hists);
+	if (!empty || !active)
+		return 0;
+	hist = tpkit_lookup_or_init(active, &key, empty);
+	if (!hist)
+		return 0;
 	slot = tpkit_log2_u32(tpkit_netif_receive_skb_len(ctx));
 	if (slot < TPKIT_LOG2_SLOTS)
 		hist->slots[slot]++;

@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>
+#include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
 
 char LICENSE[] SEC("license") = "GPL";
@@ -16,27 +17,26 @@ struct {
 } totals SEC(".maps");
 
 /* With --by: one counter per key, drained at every interval. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 1); /* set with --by */
-	__type(key, struct tpkit_engine_key);
-	__type(value, __u64);
-} by_key SEC(".maps");
+TPKIT_SWAPPED_MAP(by_key, BPF_MAP_TYPE_PERCPU_HASH, struct tpkit_engine_key, __u64);
 
 SEC("tracepoint")
 int count_event(void *ctx)
 {
 	struct tpkit_engine_key key = {};
 	__u32 event = tpkit_config.event;
-	__u64 zero = 0, *count;
+	__u64 zero = 0, *count = 0;
+	void *keyed;
 
 	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
 		return 0;
 	if (tpkit_config.key_source == TPKIT_KEY_NONE) {
 		count = bpf_map_lookup_elem(&totals, &event);
 	} else {
+		keyed = tpkit_active_map(&by_key);
+		if (!keyed)
+			return 0;
 		tpkit_engine_key(ctx, &key);
-		count = tpkit_lookup_or_init(&by_key, &key, &zero);
+		count = tpkit_lookup_or_init(keyed, &key, &zero);
 	}
 	if (count)
 		*count += 1;

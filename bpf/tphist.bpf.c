@@ -3,6 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>
+#include <tpkit/maps.bpf.h>
 #include <tpkit/hist.h>
 #include <tpkit/task.bpf.h>
 
@@ -18,13 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 		__type(value, hist_type);           \
 	} name SEC(".maps")
 /* With --by: one histogram per key, drained at every interval. */
-#define KEYED_MAP(name, hist_type)                  \
-	struct {                                    \
-		__uint(type, BPF_MAP_TYPE_PERCPU_HASH); \
-		__uint(max_entries, 1); /* set with --by */ \
-		__type(key, struct tpkit_engine_key); \
-		__type(value, hist_type);           \
-	} name SEC(".maps")
+#define KEYED_MAP(name, hist_type) \
+	TPKIT_SWAPPED_MAP(name, BPF_MAP_TYPE_PERCPU_HASH, struct tpkit_engine_key, hist_type)
 
 TOTAL_MAP(log2_total, struct tpkit_log2_hist);
 TOTAL_MAP(loglinear_total, struct tpkit_loglinear_hist);
@@ -33,13 +29,8 @@ KEYED_MAP(log2_by_key, struct tpkit_log2_hist);
 KEYED_MAP(loglinear_by_key, struct tpkit_loglinear_hist);
 KEYED_MAP(linear_by_key, struct tpkit_linear_hist);
 
-/* Zero-filled, large enough for every layout: a key's first histogram without stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct tpkit_linear_hist);
-} empty_hist SEC(".maps");
+/* Large enough for every layout. */
+TPKIT_ZERO_VALUE(empty_hist, struct tpkit_linear_hist);
 
 /* Values of a signed field below zero: outside every bucket, counted here. */
 TPKIT_COUNTER(negatives);
@@ -48,15 +39,16 @@ static __always_inline __u64 *histogram_slots(void *ctx, void *total_map, void *
 {
 	struct tpkit_engine_key key = {};
 	__u32 zero = 0;
-	void *empty;
+	void *empty, *keyed;
 
 	if (tpkit_config.key_source == TPKIT_KEY_NONE)
 		return bpf_map_lookup_elem(total_map, &zero);
 	empty = bpf_map_lookup_elem(&empty_hist, &zero);
-	if (!empty)
+	keyed = tpkit_active_map(keyed_map);
+	if (!empty || !keyed)
 		return 0;
 	tpkit_engine_key(ctx, &key);
-	return tpkit_lookup_or_init(keyed_map, &key, empty);
+	return tpkit_lookup_or_init(keyed, &key, empty);
 }
 
 SEC("tracepoint")

@@ -111,6 +111,7 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
                                    std::string_view filter, std::size_t max_events)
 {
     std::vector<TracepointName> names;
+    std::vector<std::string> skipped; // events a glob matched that cannot take BPF programs
     for (const std::string& pattern : patterns) {
         if (has_wildcard(pattern)) {
             if (pattern.find(':') == std::string::npos)
@@ -119,13 +120,31 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
             auto found = list_events(events_root, pattern);
             if (found.empty())
                 throw Error(Exit::unknown_target, fmt::format("no tracepoint matches '{}'", pattern));
-            names.insert(names.end(), found.begin(), found.end());
+            // Attaching them would fail only after every other event was attached (and
+            // detaching those takes a grace period each): leave them out up front.
+            auto unusable = std::stable_partition(found.begin(), found.end(), attaches_bpf);
+            if (unusable == found.begin())
+                throw Error(Exit::unknown_target,
+                            fmt::format("'{}' matches only ftrace:* events: the kernel does not "
+                                        "attach BPF programs to them", pattern));
+            for (auto it = unusable; it != found.end(); ++it)
+                if (std::find(skipped.begin(), skipped.end(), it->str()) == skipped.end())
+                    skipped.push_back(it->str());
+            names.insert(names.end(), found.begin(), unusable);
             continue;
         }
         TracepointName name = parse_tracepoint_name(pattern);
         std::error_code ec;
-        if (!fs::exists(events_root / name.system / name.event / "format", ec))
+        bool exists = fs::exists(events_root / name.system / name.event / "format", ec);
+        if (ec == std::errc::permission_denied)
+            throw Error(Exit::no_privileges,
+                        fmt::format("cannot read {}: {}", events_root.string(), ec.message()));
+        if (!exists)
             throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
+        if (!attaches_bpf(name))
+            throw Error(Exit::unknown_target,
+                        fmt::format("{}: the kernel does not attach BPF programs to ftrace:* events",
+                                    name.str()));
         names.push_back(std::move(name));
     }
     std::vector<EventPlan> plans;
@@ -151,6 +170,10 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
         plan.config.event = static_cast<std::uint32_t>(plans.size());
         plans.push_back(std::move(plan));
     }
+    if (!skipped.empty())
+        fmt::print(stderr, "{}: skipping {} ftrace:* event{}: the kernel does not attach BPF "
+                   "programs to them\n", program_invocation_short_name, skipped.size(),
+                   skipped.size() == 1 ? "" : "s");
     return plans;
 }
 
@@ -265,12 +288,24 @@ std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const
     if (f && f->is_string())
         string_key = true;
     if (string_key)
-        return std::string(key.str, strnlen(key.str, sizeof(key.str)));
+        return std::string(key.str, strnlen(key.str, sizeof(key.str))) +
+               (key.flags & TPKIT_KEY_CUT ? "…" : "");
     if (f && f->is_pointer())
         return fmt::format("0x{:x}", key.number);
     if (f && f->is_signed)
         return std::to_string(static_cast<std::int64_t>(key.number));
     return std::to_string(key.number);
+}
+
+void note_cut_key(std::string_view tool, const tpkit_engine_key& key, const KeyChoice& choice)
+{
+    static bool noted = false;
+    if (noted || !(key.flags & TPKIT_KEY_CUT))
+        return;
+    noted = true;
+    fmt::print(stderr, "{}: values of {} longer than {} characters are cut there (keys ending in …): "
+               "values that differ only after that are counted together\n",
+               tool, choice.name(), TPKIT_KEY_STR_MAX - 1);
 }
 
 bool key_is_number(const KeyChoice& choice, const EventFormat& format)
@@ -406,16 +441,49 @@ void detach_all(std::vector<Link>& links)
     links.clear();
 }
 
-void raise_fd_limit_for(std::size_t events)
+void raise_fd_limit_for(std::size_t events, const bpf_object* obj)
 {
+    // One loaded and attached instance holds a descriptor per map it creates and per program it
+    // loads, one for its BTF, and per program a perf event and a link.
+    std::size_t maps = 0, programs = 0;
+    bool ringbuf = false, perfbuf = false;
+    bpf_map* map;
+    bpf_object__for_each_map(map, obj) {
+        if (!bpf_map__autocreate(map))
+            continue;
+        maps++;
+        ringbuf |= bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF;
+        perfbuf |= bpf_map__type(map) == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+    }
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj)
+        programs += bpf_program__autoload(prog) ? 1 : 0;
+    std::size_t per_instance = maps + 1 + 3 * programs;
+    // Once per tool: what is open already (stdio, inherited), a perf event per CPU when events
+    // are read from a perf buffer, and room for the epoll and signal descriptors and for those
+    // libbpf opens for a moment while loading.
+    std::size_t open_now = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec))
+        open_now++;
+    int cpus = perfbuf && !ringbuf ? libbpf_num_possible_cpus() : 0;
+    std::size_t needed = std::max<std::size_t>(open_now, 3) + 16 + std::max(cpus, 0) +
+                         events * per_instance;
+
     rlimit limit{};
     if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
         return;
-    rlim_t wanted = 64 + 8 * static_cast<rlim_t>(events);
-    if (limit.rlim_cur >= wanted)
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed)
+        throw Error(Exit::failure,
+                    fmt::format("{} event{} about {} open files; the hard limit is {} "
+                                "(ulimit -Hn)", events, events == 1 ? " needs" : "s need", needed,
+                                static_cast<unsigned long long>(limit.rlim_max)));
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed)
         return;
-    limit.rlim_cur = std::min(wanted, limit.rlim_max);
-    setrlimit(RLIMIT_NOFILE, &limit);
+    limit.rlim_cur = needed;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        throw Error(Exit::failure, fmt::format("cannot raise the open files limit to {}: {}",
+                                               needed, std::strerror(errno)));
 }
 
 } // namespace tpkit

@@ -78,6 +78,42 @@ std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map)
     return result;
 }
 
+SwappedMap::SwappedMap(bpf_map* slot, bpf_map* first, bpf_map* second)
+    : slot_(slot), halves_{first, second}
+{
+}
+
+void SwappedMap::set_max_entries(std::uint32_t keys)
+{
+    for (bpf_map* half : halves_)
+        if (int err = bpf_map__set_max_entries(half, keys))
+            throw_libbpf_error(Exit::failure, "cannot size map " + std::string(bpf_map__name(half)), err);
+}
+
+void SwappedMap::share(const SwappedMap& other)
+{
+    auto reuse = [](bpf_map* from, bpf_map* into) {
+        if (int err = bpf_map__reuse_fd(into, bpf_map__fd(from)))
+            throw_libbpf_error(Exit::kernel_refused,
+                               "cannot share map " + std::string(bpf_map__name(from)), err);
+    };
+    reuse(other.slot_, slot_);
+    reuse(other.halves_[0], halves_[0]);
+    reuse(other.halves_[1], halves_[1]);
+}
+
+std::vector<KeyedCounters> SwappedMap::drain()
+{
+    const unsigned next = 1 - active_;
+    const std::uint32_t zero = 0;
+    const int next_fd = bpf_map__fd(halves_[next]);
+    if (bpf_map_update_elem(bpf_map__fd(slot_), &zero, &next_fd, BPF_ANY) != 0)
+        throw_libbpf_error(Exit::failure, "cannot switch map " + std::string(bpf_map__name(slot_)), errno);
+    bpf_map* drained = halves_[active_];
+    active_ = next;
+    return drain_percpu_counters(drained);
+}
+
 std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
 {
     const int fd = bpf_map__fd(map);

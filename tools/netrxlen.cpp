@@ -24,6 +24,8 @@ constexpr const char* examples = R"(  netrxlen                  # histogram of e
   netrxlen --json -d 10     # after 10 seconds, the histogram as JSON
 )";
 
+constexpr std::uint32_t max_devices = 1024;
+
 struct Options {
     std::string event = "netif_receive_skb";
     std::string dev;
@@ -38,9 +40,10 @@ std::uint32_t current_netns_inode()
     return static_cast<std::uint32_t>(st.st_ino);
 }
 
-void print_histograms(const tpkit::CommonOptions& common, const Options& options, bpf_map* hists)
+void print_histograms(const tpkit::CommonOptions& common, const Options& options,
+                      tpkit::SwappedMap& hists)
 {
-    auto entries = tpkit::drain_percpu_counters(hists);
+    auto entries = hists.drain();
     if (entries.empty() && !options.per_dev)
         entries.push_back({{}, {}}); // one (empty) histogram: JSON readers still get a total of 0
     for (const auto& entry : entries) {
@@ -97,11 +100,13 @@ int main(int argc, char** argv)
         skel->rodata->target_ifindex = ifindex;
         skel->rodata->target_netns = ifindex ? current_netns_inode() : 0;
         skel->rodata->per_dev = options.per_dev;
+        tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
+        hists.set_max_entries(options.per_dev ? max_devices : 1);
         skel.load();
         auto link = tpkit::attach_tracepoint(skel->progs.packet_received, "net", options.event);
 
         tpkit::StopSignal stop(common.duration);
         tpkit::run_intervals(common, stop,
-                             [&] { print_histograms(common, options, skel->maps.hists); });
+                             [&] { print_histograms(common, options, hists); });
     });
 }

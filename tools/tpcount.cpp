@@ -39,8 +39,14 @@ class CountPrinter {
 public:
     CountPrinter(const tpkit::CommonOptions& common, const std::vector<tpkit::EventPlan>& plans,
                  const tpkit::KeyChoice& key, const Options& options, tpcount_bpf& skel)
-        : common_(common), plans_(plans), key_(key), options_(options), skel_(skel)
+        : common_(common), plans_(plans), key_(key), options_(options), skel_(skel),
+          by_key_(keyed_counts(skel))
     {
+    }
+
+    static tpkit::SwappedMap keyed_counts(tpcount_bpf& skel)
+    {
+        return {skel.maps.by_key, skel.maps.by_key_a, skel.maps.by_key_b};
     }
 
     void print()
@@ -55,9 +61,10 @@ public:
                     rows.push_back({i, "", count});
             }
         } else {
-            for (const auto& entry : tpkit::drain_percpu_counters(skel_.maps.by_key)) {
+            for (const auto& entry : by_key_.drain()) {
                 tpkit_engine_key k{};
                 std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                tpkit::note_cut_key("tpcount", k, key_);
                 if (k.event >= plans_.size())
                     continue;
                 rows.push_back({k.event, tpkit::key_text(k, key_, plans_[k.event].format),
@@ -129,6 +136,7 @@ private:
     const tpkit::KeyChoice& key_;
     const Options& options_;
     tpcount_bpf& skel_;
+    tpkit::SwappedMap by_key_;
     std::vector<std::uint64_t> previous_;
     std::uint64_t missed_ = 0;
 };
@@ -164,7 +172,6 @@ int main(int argc, char** argv)
         auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
         for (auto& plan : plans)
             tpkit::configure_key(plan.config, key, plan.format);
-        tpkit::raise_fd_limit_for(plans.size());
 
         std::vector<tpkit::Skeleton<tpcount_bpf>> instances;
         std::vector<tpkit::Link> links;
@@ -175,14 +182,17 @@ int main(int argc, char** argv)
             skel->rodata->tpkit_target_tgid = common.pid;
             tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
             bpf_map__set_max_entries(skel->maps.totals, static_cast<std::uint32_t>(plans.size()));
+            auto by_key = CountPrinter::keyed_counts(*skel);
             if (key.source != TPKIT_KEY_NONE)
-                bpf_map__set_max_entries(skel->maps.by_key, options.max_keys);
+                by_key.set_max_entries(options.max_keys);
             if (!instances.empty()) {
                 const auto& first = instances.front();
                 tpkit::share_map(first->maps.totals, skel->maps.totals);
-                tpkit::share_map(first->maps.by_key, skel->maps.by_key);
+                by_key.share(CountPrinter::keyed_counts(*first));
                 tpkit::share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
             }
+            if (instances.empty()) // counted on the first, before anything is loaded
+                tpkit::raise_fd_limit_for(plans.size(), skel->obj);
             skel.load();
             links.push_back(tpkit::attach_tracepoint(skel->progs.count_event, plan.name.system,
                                                      plan.name.event));

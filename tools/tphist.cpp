@@ -55,8 +55,23 @@ class HistPrinter {
 public:
     HistPrinter(const tpkit::CommonOptions& common, const tpkit::EventPlan& plan,
                 const tpkit::KeyChoice& key, const Options& options, tphist_bpf& skel)
-        : common_(common), plan_(plan), key_(key), options_(options), skel_(skel)
+        : common_(common), plan_(plan), key_(key), options_(options), skel_(skel),
+          keyed_(keyed_histograms(skel, plan.config.hist_layout))
     {
+    }
+
+    // The keyed maps of the layout in use.
+    static tpkit::SwappedMap keyed_histograms(tphist_bpf& skel, std::uint8_t layout)
+    {
+        switch (layout) {
+        case TPKIT_HIST_LOGLINEAR:
+            return {skel.maps.loglinear_by_key, skel.maps.loglinear_by_key_a,
+                    skel.maps.loglinear_by_key_b};
+        case TPKIT_HIST_LINEAR:
+            return {skel.maps.linear_by_key, skel.maps.linear_by_key_a, skel.maps.linear_by_key_b};
+        default:
+            return {skel.maps.log2_by_key, skel.maps.log2_by_key_a, skel.maps.log2_by_key_b};
+        }
     }
 
     void print()
@@ -72,9 +87,10 @@ public:
             render(tpkit::histogram_from_slots(config, delta), label);
         } else {
             std::vector<std::pair<std::string, tpkit::Histogram>> hists;
-            for (const auto& entry : tpkit::drain_percpu_counters(keyed_map())) {
+            for (const auto& entry : keyed_.drain()) {
                 tpkit_engine_key k{};
                 std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                tpkit::note_cut_key("tphist", k, key_);
                 hists.emplace_back(tpkit::key_text(k, key_, plan_.format),
                                    tpkit::histogram_from_slots(config, entry.counters));
             }
@@ -99,18 +115,6 @@ private:
             return skel_.maps.linear_total;
         default:
             return skel_.maps.log2_total;
-        }
-    }
-
-    bpf_map* keyed_map() const
-    {
-        switch (plan_.config.hist_layout) {
-        case TPKIT_HIST_LOGLINEAR:
-            return skel_.maps.loglinear_by_key;
-        case TPKIT_HIST_LINEAR:
-            return skel_.maps.linear_by_key;
-        default:
-            return skel_.maps.log2_by_key;
         }
     }
 
@@ -142,6 +146,7 @@ private:
     const tpkit::KeyChoice& key_;
     const Options& options_;
     tphist_bpf& skel_;
+    tpkit::SwappedMap keyed_;
     std::vector<std::uint64_t> previous_;
     std::uint64_t negatives_ = 0;
     std::uint64_t missed_ = 0;
@@ -163,6 +168,7 @@ int main(int argc, char** argv)
                                         "linear buckets MIN,MAX,STEP instead of log2");
     cli.app().add_option("--loglinear", options.loglinear,
                          "split each power of two into 2^K buckets (K = 1..4)")
+        ->check(CLI::Range(1u, 4u))
         ->excludes(linear);
     cli.app().add_option("--by", options.by, "one histogram per comm, pid, tid, cpu or FIELD");
     cli.app().add_option("--filter", options.filter,
@@ -196,12 +202,9 @@ int main(int argc, char** argv)
         skel->rodata->tpkit_config = plan.config;
         skel->rodata->tpkit_target_tgid = common.pid;
         tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
-        if (key.source != TPKIT_KEY_NONE) {
-            bpf_map* keyed = plan.config.hist_layout == TPKIT_HIST_LINEAR      ? skel->maps.linear_by_key
-                             : plan.config.hist_layout == TPKIT_HIST_LOGLINEAR ? skel->maps.loglinear_by_key
-                                                                               : skel->maps.log2_by_key;
-            bpf_map__set_max_entries(keyed, options.max_keys);
-        }
+        if (key.source != TPKIT_KEY_NONE)
+            HistPrinter::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
+        tpkit::raise_fd_limit_for(1, skel->obj);
         skel.load();
         auto link = tpkit::attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
 

@@ -52,11 +52,15 @@ enum tpkit_key_source {
 	TPKIT_KEY_FIELD,  /* a field of the record, number or string (tpkit_engine_config.key_field) */
 };
 
+/* tpkit_engine_key.flags: the string was longer than str holds and was cut there. Such keys
+ * stay apart from the string of exactly the first TPKIT_KEY_STR_MAX - 1 characters. */
+#define TPKIT_KEY_CUT 1u
+
 /* A group's key in the aggregation maps; unused members stay zero. */
 struct tpkit_engine_key {
 	__u64 number;                 /* pid, tid, cpu or the numeric field, as a u64 */
 	__u32 event;                  /* index of the event in the tool's list */
-	__u32 reserved;
+	__u32 flags;                  /* TPKIT_KEY_CUT */
 	char str[TPKIT_KEY_STR_MAX];  /* comm or the string field, NUL-padded */
 };
 

@@ -50,6 +50,9 @@ std::vector<std::string> split_interval_count(const std::vector<std::string>& po
 // The events named by PATTERNS ("sys:event" or a glob), each with FILTER compiled against its
 // own format and config.event set to its index. Unknown event or a glob that matches nothing →
 // Error(unknown_target); a bad filter → Error(usage). At most max_events events.
+// ftrace:* events take no BPF programs: named, or all a glob matches → Error(unknown_target);
+// among other events a glob matches, they are left out, said once on stderr
+// ("PROGRAM: skipping N ftrace:* events: ...").
 std::vector<EventPlan> plan_events(const std::filesystem::path& events_root,
                                    const std::vector<std::string>& patterns,
                                    std::string_view filter, std::size_t max_events = 1024);
@@ -79,10 +82,14 @@ KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source>
 // fields → Error(usage) (see header_field in filter.hpp).
 void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format);
 
-// A key read back from a map, as text: the comm or string, the number in decimal (hex for a
-// pointer field).
+// A key read back from a map, as text: the comm or string (ending in "…" when it was longer than
+// a key holds and cut), the number in decimal (hex for a pointer field).
 std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice,
                      const EventFormat& format);
+// Once per run, on stderr: string keys were cut, so values that differ only past the cut are
+// counted together (under the key ending in "…"). Call with every key read back.
+void note_cut_key(std::string_view tool, const tpkit_engine_key& key, const KeyChoice& choice);
+
 // Whether key_text() gives a decimal number (for JSON): pid, tid, cpu, integer fields.
 bool key_is_number(const KeyChoice& choice, const EventFormat& format);
 
@@ -117,8 +124,10 @@ void share_map(bpf_map* from, bpf_map* into);
 // (tens of milliseconds), and waits that overlap share one.
 void detach_all(std::vector<Link>& links);
 
-// Raises the soft limit on open files to what `events` engine instances need (each holds a few
-// descriptors), up to the hard limit.
-void raise_fd_limit_for(std::size_t events);
+// Raises the soft limit on open files to what `events` instances of OBJ need once loaded and
+// attached, counted from OBJ as opened and configured (maps created, programs loaded, a perf
+// event and a link per program, a perf event per CPU for a perf buffer). Call it before
+// loading anything: a hard limit below that → Error(failure) naming both figures.
+void raise_fd_limit_for(std::size_t events, const bpf_object* obj);
 
 } // namespace tpkit

@@ -22,6 +22,28 @@ struct KeyedCounters {
 // interval instead of being lost.
 std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map);
 
+// The two halves of a TPKIT_SWAPPED_MAP (bpf/include/tpkit/maps.bpf.h) and the array of maps
+// that names the half BPF updates now: drains keyed counters exactly while BPF keeps counting.
+class SwappedMap {
+public:
+    // The skeleton's maps NAME, NAME_a and NAME_b.
+    SwappedMap(bpf_map* slot, bpf_map* first, bpf_map* second);
+
+    // Before load: keys each half holds.
+    void set_max_entries(std::uint32_t keys);
+    // Before load: makes this object use OTHER's maps (engine instances share them).
+    void share(const SwappedMap& other);
+
+    // After load: points BPF at the other half, which the kernel makes wait for every program
+    // still using this one, then takes every entry out of this one (drain_percpu_counters).
+    std::vector<KeyedCounters> drain();
+
+private:
+    bpf_map* slot_;
+    bpf_map* halves_[2];
+    unsigned active_ = 0;
+};
+
 // Every entry of a BPF_MAP_TYPE_PERCPU_ARRAY whose value is an array of __u64, summed over
 // CPUs: result[key][i].
 std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);

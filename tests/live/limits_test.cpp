@@ -4,10 +4,12 @@
 #include "tool_run.hpp"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
 #include <regex>
 #include <stdexcept>
 
@@ -138,4 +140,102 @@ TEST(BlockedStdout, SignalStopsIntervalOutput)
     EXPECT_GT(stderr_figure(tool.stderr_text(), "lines of output not written"), 0u)
         << tool.stderr_text();
     EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
+}
+
+namespace {
+
+// Runs TOOL ARGS with 20 ms intervals while a caller makes 2M getppid() calls: what the JSON
+// lines say for the caller's pid under `figure` must add up to exactly that.
+void expect_exact_keyed_sum(const std::string& tool_name,
+                                             std::vector<std::string> args, const std::string& figure)
+{
+    constexpr std::uint64_t calls = 2'000'000;
+    Caller caller(calls);
+    std::vector<std::string> argv{tpkit::live::tool_path(tool_name)};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--by", "pid", "--json", "0.02", "--filter",
+                             "common_pid == " + std::to_string(caller.pid())});
+    ToolRun tool(argv);
+    EXPECT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    caller.go();
+    // Two intervals more, so the last increments have been drained.
+    std::this_thread::sleep_for(100ms);
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    std::uint64_t sum = 0;
+    const std::string pid = std::to_string(caller.pid());
+    for (const auto& line : tool.lines()) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        if (obj["pid"] == pid || obj["key"] == pid)
+            sum += std::stoull(obj[figure]);
+    }
+    EXPECT_EQ(sum, calls) << tool.stderr_text();
+}
+
+} // namespace
+
+TEST(KeyedDrain, TpcountLosesNoIncrementAcrossShortIntervals)
+{
+    TPKIT_REQUIRE_LIVE();
+    expect_exact_keyed_sum("tpcount", {"syscalls:sys_enter_getppid"}, "count");
+}
+
+TEST(KeyedDrain, TphistLosesNoIncrementAcrossShortIntervals)
+{
+    TPKIT_REQUIRE_LIVE();
+    expect_exact_keyed_sum("tphist", {"syscalls:sys_enter_getppid", "__syscall_nr"}, "total");
+}
+
+namespace {
+
+// Runs PATH (a link to /bin/true) and waits for it.
+void run_program(const std::string& path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("cannot run " + path);
+}
+
+} // namespace
+
+TEST(KeyedDrain, StringKeysLongerThanAKeyAreNeverMergedSilently)
+{
+    TPKIT_REQUIRE_LIVE();
+    char dir_template[] = "/tmp/tpkit-cut-XXXXXX";
+    ASSERT_NE(mkdtemp(dir_template), nullptr);
+    const std::string dir = dir_template;
+    // Three paths: exactly 63 characters (fits a key), and two of 80 and 90 that share those 63.
+    const std::string exact = dir + "/" + std::string(63 - dir.size() - 1, 'p');
+    const std::string longer = exact + std::string(17, 'x');
+    const std::string longest = exact + std::string(27, 'y');
+    for (const auto& path : {exact, longer, longest})
+        ASSERT_EQ(symlink("/bin/true", path.c_str()), 0) << path;
+
+    ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_process_exec", "--by", "filename",
+                  "--json", "--filter", "filename ~ \"" + dir + "/*\""});
+    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    run_program(exact);
+    run_program(longer);
+    run_program(longest);
+    run_program(longest);
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    for (const auto& path : {exact, longer, longest})
+        unlink(path.c_str());
+    rmdir(dir.c_str());
+
+    std::map<std::string, std::string> counts;
+    for (const auto& line : tool.lines()) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        counts[obj["filename"]] = obj["count"];
+    }
+    const std::map<std::string, std::string> expected{{exact, "1"}, {exact + "…", "3"}};
+    EXPECT_EQ(counts, expected);
+    EXPECT_NE(tool.stderr_text().find("values of filename longer than 63 characters are cut there"),
+              std::string::npos)
+        << tool.stderr_text();
 }

@@ -1,10 +1,9 @@
-/* What the aggregating engines (tpcount, tphist) share: their rodata configuration, the --by key
- * of an event, and keyed map updates that count what did not fit. */
+/* What the aggregating engines (tpcount, tphist) share: their rodata configuration and the --by
+ * key of an event. */
 #ifndef TPKIT_ENGINE_BPF_H
 #define TPKIT_ENGINE_BPF_H
 
 #include <bpf/bpf_helpers.h>
-#include <tpkit/counter.bpf.h>
 #include <tpkit/engine.h>
 #include <tpkit/field.bpf.h>
 #include <tpkit/filter.bpf.h>
@@ -12,9 +11,6 @@
 /* Set by user space between open and load (src/engine.cpp computes them from the format). */
 const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
-
-/* Events that found no room for their key in a full map: reported, never silently dropped. */
-TPKIT_COUNTER(tpkit_missed);
 
 /* Whether the event passes the filter. Testing len first lets the verifier drop the whole
  * evaluator when there is none. */
@@ -45,24 +41,10 @@ static __always_inline void tpkit_engine_key(void *ctx, struct tpkit_engine_key 
 		    tpkit_config.key_field.access == TPKIT_FIELD_PROBE)
 			key->number = tpkit_field_number(ctx, &tpkit_config.key_field);
 		else
-			tpkit_field_string(ctx, &tpkit_config.key_field, key->str, sizeof(key->str));
+			if (tpkit_field_string(ctx, &tpkit_config.key_field, key->str, sizeof(key->str)))
+				key->flags |= TPKIT_KEY_CUT;
 		break;
 	}
-}
-
-/* The key's value in a hash map, inserted from init when missing; NULL (counted) when the map
- * is full. */
-static __always_inline void *tpkit_lookup_or_init(void *map, const void *key, const void *init)
-{
-	void *value = bpf_map_lookup_elem(map, key);
-
-	if (value)
-		return value;
-	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
-	value = bpf_map_lookup_elem(map, key);
-	if (!value)
-		tpkit_count(&tpkit_missed);
-	return value;
 }
 
 #endif

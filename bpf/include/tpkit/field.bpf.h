@@ -73,12 +73,15 @@ static __always_inline __u64 tpkit_field_number(void *ctx, const volatile struct
 }
 
 /* A string field into dst (n bytes, zero-filled by the caller): at most n - 1 characters, up to
- * the first NUL, so that equal strings give equal bytes whatever follows them in the record. */
-static __always_inline void tpkit_field_string(void *ctx, const volatile struct tpkit_field_spec *spec,
+ * the first NUL, so that equal strings give equal bytes whatever follows them in the record.
+ * True when the string had more characters than that: it was cut. */
+static __always_inline bool tpkit_field_string(void *ctx, const volatile struct tpkit_field_spec *spec,
 					       char *dst, __u32 n)
 {
 	const void *src = ctx + spec->offset;
-	__u32 len = spec->size, loc = 0;
+	__u32 len = spec->size, loc = 0, avail;
+	long copied = 0;
+	char next = 0;
 
 	if (spec->access == TPKIT_FIELD_STR_DATA_LOC || spec->access == TPKIT_FIELD_STR_REL_LOC) {
 		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + spec->offset);
@@ -87,14 +90,20 @@ static __always_inline void tpkit_field_string(void *ctx, const volatile struct 
 		if (spec->access == TPKIT_FIELD_STR_REL_LOC)
 			src += spec->offset + sizeof(loc);
 	} else if (spec->access != TPKIT_FIELD_STR_FIXED) {
-		return;
+		return false;
 	}
+	avail = len;
 	/* len + 1: a char[N] may fill all N bytes without a NUL. */
 	len = len + 1;
 	if (len > n)
 		len = n;
 	if (len > 1)
-		bpf_probe_read_kernel_str(dst, len, src);
+		copied = bpf_probe_read_kernel_str(dst, len, src);
+	/* A full buffer: cut only if the source has one more character. */
+	if (copied != n || avail < n)
+		return false;
+	bpf_probe_read_kernel(&next, 1, src + n - 1);
+	return next != 0;
 }
 
 #endif

@@ -1,0 +1,66 @@
+/* Keyed maps of aggregating programs: insert-on-first-use with what did not fit counted, and
+ * maps that user space drains while BPF keeps counting, without losing an increment. */
+#ifndef TPKIT_MAPS_BPF_H
+#define TPKIT_MAPS_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <tpkit/counter.bpf.h>
+
+/* Events that found no room for their key in a full map: reported, never silently dropped. */
+TPKIT_COUNTER(tpkit_missed);
+
+/* A zero-filled value of TYPE, for inserting a key's first value without putting a large
+ * value on the 512-byte stack. */
+#define TPKIT_ZERO_VALUE(name, value_type)             \
+	struct {                                       \
+		__uint(type, BPF_MAP_TYPE_ARRAY);      \
+		__uint(max_entries, 1);                \
+		__type(key, __u32);                    \
+		__type(value, value_type);             \
+	} name SEC(".maps")
+
+/* A keyed map that user space drains at every interval (SwappedMap in maps.hpp). Reading and
+ * deleting a key while a program holds a pointer to its value loses that program's increment,
+ * so there are two maps, and NAME, an array of maps whose one slot holds the map programs update
+ * now. User space points the slot at the other map (the kernel returns from that update only
+ * once every program that could still use the old map has finished), then drains the old map
+ * alone. max_entries is set by user space before load. */
+#define TPKIT_SWAPPED_MAP(name, map_type, key_type, value_type)                \
+	struct name##_half {                                                   \
+		__uint(type, map_type);                                        \
+		__uint(max_entries, 1);                                        \
+		__type(key, key_type);                                         \
+		__type(value, value_type);                                     \
+	};                                                                     \
+	struct name##_half name##_a SEC(".maps"), name##_b SEC(".maps");     \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
+		__uint(max_entries, 1);                                        \
+		__type(key, __u32);                                            \
+		__array(values, struct name##_half);                           \
+	} name SEC(".maps") = { .values = { &name##_a } }
+
+/* The half of a TPKIT_SWAPPED_MAP that programs update now. */
+static __always_inline void *tpkit_active_map(void *swapped)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(swapped, &zero);
+}
+
+/* The key's value in a hash map, inserted from init when missing; NULL (counted in tpkit_missed)
+ * when the map is full. */
+static __always_inline void *tpkit_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *value = bpf_map_lookup_elem(map, key);
+
+	if (value)
+		return value;
+	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	value = bpf_map_lookup_elem(map, key);
+	if (!value)
+		tpkit_count(&tpkit_missed);
+	return value;
+}
+
+#endif
