@@ -1,6 +1,7 @@
 #include "tpkit/cli.hpp"
 
 #include "tpkit/maps.hpp"
+#include "tpkit/metrics.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/transport.hpp"
 
@@ -250,6 +251,18 @@ void run_intervals(const CommonOptions& options, StopSignal& stop,
         if (stopping)
             return;
     }
+}
+
+void run_aggregate(const CommonOptions& options, StopSignal& stop,
+                   const std::function<Reading()>& collect)
+{
+    run_intervals(options, stop, [&] {
+        Reading reading = collect();
+        if (options.json)
+            render_json(reading, standard_output());
+        else
+            render_text(reading, standard_output());
+    });
 }
 
 void run_stream(EventReader& reader, StopSignal& stop)

@@ -105,6 +105,18 @@ void Histogram::add_slots(std::span<const std::uint64_t> slots, std::size_t slot
     }
 }
 
+void Histogram::add(const Histogram& other)
+{
+    if (other.kind_ != kind_ || other.buckets_.size() != buckets_.size() ||
+        other.sub_bits_ != sub_bits_ || !(other.range_.min == range_.min &&
+                                          other.range_.max == range_.max &&
+                                          other.range_.step == range_.step))
+        throw Error(Exit::failure, "histogram: cannot add histograms of different shapes");
+    for (std::size_t i = 0; i < buckets_.size(); i++)
+        buckets_[i].count += other.buckets_[i].count;
+    total_ += other.total_;
+}
+
 Histogram Histogram::from_log2(std::span<const std::uint64_t> slots)
 {
     Histogram h;

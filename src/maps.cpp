@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <fstream>
 #include <string>
+#include <utility>
 
 namespace tpkit {
 namespace {
@@ -125,6 +126,12 @@ std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
         result.push_back(values.sum());
     }
     return result;
+}
+
+std::uint64_t CounterWatch::increase()
+{
+    std::uint64_t now = sum_percpu_u64(counter_);
+    return now - std::exchange(seen_, now);
 }
 
 std::uint64_t sum_percpu_u64(bpf_map* map)

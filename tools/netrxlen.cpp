@@ -2,8 +2,10 @@
 #include "netrxlen.skel.h"
 
 #include <tpkit/cli.hpp>
+#include <tpkit/columns.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
 #include <tpkit/netrxlen.h>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/tracefs.hpp>
@@ -40,26 +42,25 @@ std::uint32_t current_netns_inode()
     return static_cast<std::uint32_t>(st.st_ino);
 }
 
-void print_histograms(const tpkit::CommonOptions& common, const Options& options,
-                      tpkit::SwappedMap& hists)
+// The histograms since the previous call: one per device with --per-dev, else one (also when
+// empty, so that JSON readers get a total of 0).
+tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists)
 {
+    tpkit::Reading reading;
     auto entries = hists.drain();
     if (entries.empty() && !options.per_dev)
-        entries.push_back({{}, {}}); // one (empty) histogram: JSON readers still get a total of 0
+        entries.push_back({{}, {}});
     for (const auto& entry : entries) {
-        tpkit::HistogramLabel label{"net:" + options.event, "len", "bytes", "", ""};
+        std::vector<tpkit::Label> labels{{"event", "net:" + options.event}};
         if (options.per_dev) {
             netrxlen_key key{};
             std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
-            label.key = std::string(key.dev, strnlen(key.dev, sizeof(key.dev)));
-            label.key_name = "dev";
+            labels.push_back({"dev", std::string(tpkit::text_of(key.dev))});
         }
-        auto hist = tpkit::Histogram::from_log2(entry.counters);
-        if (common.json)
-            tpkit::standard_output().print("{}\n", tpkit::render_json(hist, label));
-        else
-            tpkit::standard_output().print("{}\n", tpkit::render_bars(hist, label));
+        reading.metrics.push_back({"len", "received packet lengths", "bytes", std::move(labels),
+                                   tpkit::Histogram::from_log2(entry.counters)});
     }
+    return reading;
 }
 
 } // namespace
@@ -106,7 +107,6 @@ int main(int argc, char** argv)
         auto link = tpkit::attach_tracepoint(skel->progs.packet_received, "net", options.event);
 
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_intervals(common, stop,
-                             [&] { print_histograms(common, options, hists); });
+        tpkit::run_aggregate(common, stop, [&] { return collect(options, hists); });
     });
 }

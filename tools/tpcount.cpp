@@ -1,8 +1,8 @@
 // tpcount: counts the events of any tracepoints in the kernel, in total or by a key.
 #include <tpkit/cli.hpp>
 #include <tpkit/engine.hpp>
-#include <tpkit/json.hpp>
 #include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpcount.skel.h"
@@ -35,11 +35,11 @@ struct Row {
     std::uint64_t count;
 };
 
-class CountPrinter {
+class CountCollector {
 public:
-    CountPrinter(const tpkit::CommonOptions& common, const std::vector<tpkit::EventPlan>& plans,
-                 const tpkit::KeyChoice& key, const Options& options, tpcount_bpf& skel)
-        : common_(common), plans_(plans), key_(key), options_(options), skel_(skel),
+    CountCollector(const std::vector<tpkit::EventPlan>& plans, const tpkit::KeyChoice& key,
+                   const Options& options, tpcount_bpf& skel)
+        : plans_(plans), key_(key), options_(options), skel_(skel),
           by_key_(keyed_counts(skel))
     {
     }
@@ -49,7 +49,8 @@ public:
         return {skel.maps.by_key, skel.maps.by_key_a, skel.maps.by_key_b};
     }
 
-    void print()
+    // The counts since the previous call, largest first.
+    tpkit::Reading collect()
     {
         std::vector<Row> rows;
         if (key_.source == TPKIT_KEY_NONE) {
@@ -79,66 +80,36 @@ public:
         });
         if (options_.top && rows.size() > options_.top)
             rows.resize(options_.top);
-        common_.json ? print_json(rows) : print_text(rows);
         report_missed();
+        tpkit::Reading reading;
+        reading.counter_labels = {"event"};
+        if (key_.source != TPKIT_KEY_NONE)
+            reading.counter_labels.push_back(key_.name());
+        for (const Row& r : rows) {
+            const auto& plan = plans_[r.event];
+            std::vector<tpkit::Label> labels{{"event", plan.name.str()}};
+            if (key_.source != TPKIT_KEY_NONE)
+                labels.push_back({key_.name(), r.key, tpkit::key_is_number(key_, plan.format)});
+            reading.metrics.push_back({"count", "", "", std::move(labels), r.count});
+        }
+        return reading;
     }
 
 private:
-    void print_text(const std::vector<Row>& rows) const
-    {
-        std::size_t width = 5;
-        for (const Row& r : rows)
-            width = std::max(width, plans_[r.event].name.str().size());
-        std::string heading = fmt::format("{:<{}}", "EVENT", width);
-        if (key_.source != TPKIT_KEY_NONE)
-            heading += fmt::format(" {:<16}", upper(key_.name()));
-        tpkit::standard_output().print("{} {:>12}\n", heading, "COUNT");
-        for (const Row& r : rows) {
-            std::string line = fmt::format("{:<{}}", plans_[r.event].name.str(), width);
-            if (key_.source != TPKIT_KEY_NONE)
-                line += fmt::format(" {:<16}", r.key);
-            tpkit::standard_output().print("{} {:>12}\n", line, r.count);
-        }
-        tpkit::standard_output().print("\n");
-    }
-
-    void print_json(const std::vector<Row>& rows) const
-    {
-        for (const Row& r : rows) {
-            tpkit::JsonObject obj;
-            obj.add("event", plans_[r.event].name.str());
-            if (key_.source != TPKIT_KEY_NONE && tpkit::key_is_number(key_, plans_[r.event].format))
-                obj.add_raw(key_.name(), r.key);
-            else if (key_.source != TPKIT_KEY_NONE)
-                obj.add(key_.name(), r.key);
-            tpkit::standard_output().print("{}\n", obj.add("count", r.count).str());
-        }
-    }
-
-    static std::string upper(std::string s)
-    {
-        for (char& c : s)
-            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-        return s;
-    }
-
     void report_missed()
     {
-        std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
-        if (missed > missed_)
+        if (std::uint64_t n = missed_.increase())
             fmt::print(stderr, "tpcount: {} events not counted: more than {} keys (see --max-keys)\n",
-                       missed - missed_, options_.max_keys);
-        missed_ = missed;
+                       n, options_.max_keys);
     }
 
-    const tpkit::CommonOptions& common_;
     const std::vector<tpkit::EventPlan>& plans_;
     const tpkit::KeyChoice& key_;
     const Options& options_;
     tpcount_bpf& skel_;
     tpkit::SwappedMap by_key_;
     std::vector<std::uint64_t> previous_;
-    std::uint64_t missed_ = 0;
+    tpkit::CounterWatch missed_{skel_.maps.tpkit_missed};
 };
 
 } // namespace
@@ -182,13 +153,13 @@ int main(int argc, char** argv)
             skel->rodata->tpkit_target_tgid = common.pid;
             tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
             bpf_map__set_max_entries(skel->maps.totals, static_cast<std::uint32_t>(plans.size()));
-            auto by_key = CountPrinter::keyed_counts(*skel);
+            auto by_key = CountCollector::keyed_counts(*skel);
             if (key.source != TPKIT_KEY_NONE)
                 by_key.set_max_entries(options.max_keys);
             if (!instances.empty()) {
                 const auto& first = instances.front();
                 tpkit::share_map(first->maps.totals, skel->maps.totals);
-                by_key.share(CountPrinter::keyed_counts(*first));
+                by_key.share(CountCollector::keyed_counts(*first));
                 tpkit::share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
             }
             if (instances.empty()) // counted on the first, before anything is loaded
@@ -199,9 +170,9 @@ int main(int argc, char** argv)
             instances.push_back(std::move(skel));
         }
 
-        CountPrinter printer(common, plans, key, options, *instances.front());
+        CountCollector printer(plans, key, options, *instances.front());
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_intervals(common, stop, [&] { printer.print(); });
+        tpkit::run_aggregate(common, stop, [&] { return printer.collect(); });
         tpkit::detach_all(links);
     });
 }

@@ -3,6 +3,7 @@
 #include <tpkit/engine.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tphist.skel.h"
@@ -51,11 +52,11 @@ tpkit::LinearRange parse_linear(const std::string& text)
     return tpkit::linear_range(v[0], v[1], v[2]);
 }
 
-class HistPrinter {
+class HistCollector {
 public:
-    HistPrinter(const tpkit::CommonOptions& common, const tpkit::EventPlan& plan,
-                const tpkit::KeyChoice& key, const Options& options, tphist_bpf& skel)
-        : common_(common), plan_(plan), key_(key), options_(options), skel_(skel),
+    HistCollector(const tpkit::EventPlan& plan, const tpkit::KeyChoice& key, const Options& options,
+                  tphist_bpf& skel)
+        : plan_(plan), key_(key), options_(options), skel_(skel),
           keyed_(keyed_histograms(skel, plan.config.hist_layout))
     {
     }
@@ -74,17 +75,22 @@ public:
         }
     }
 
-    void print()
+    // The histograms since the previous call.
+    tpkit::Reading collect()
     {
         const auto& config = plan_.config;
-        tpkit::HistogramLabel label{plan_.name.str(), options_.field, "", "", ""};
+        tpkit::Reading reading;
+        auto metric = [&](tpkit::Histogram hist, std::vector<tpkit::Label> labels) {
+            labels.insert(labels.begin(), {"event", plan_.name.str()});
+            reading.metrics.push_back({options_.field, "", "", std::move(labels), std::move(hist)});
+        };
         if (key_.source == TPKIT_KEY_NONE) {
             auto slots = tpkit::sum_percpu_array(total_map()).at(0);
             previous_.resize(slots.size());
             std::vector<std::uint64_t> delta(slots.size());
             for (std::size_t i = 0; i < slots.size(); i++)
                 delta[i] = slots[i] - std::exchange(previous_[i], slots[i]);
-            render(tpkit::histogram_from_slots(config, delta), label);
+            metric(tpkit::histogram_from_slots(config, delta), {});
         } else {
             std::vector<std::pair<std::string, tpkit::Histogram>> hists;
             for (const auto& entry : keyed_.drain()) {
@@ -96,13 +102,11 @@ public:
             }
             std::sort(hists.begin(), hists.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
-            label.key_name = key_.name();
-            for (const auto& [text, hist] : hists) {
-                label.key = text;
-                render(hist, label);
-            }
+            for (auto& [text, hist] : hists)
+                metric(std::move(hist), {{key_.name(), text}});
         }
         report_outside();
+        return reading;
     }
 
 private:
@@ -118,38 +122,24 @@ private:
         }
     }
 
-    void render(const tpkit::Histogram& hist, const tpkit::HistogramLabel& label) const
-    {
-        if (common_.json)
-            tpkit::standard_output().print("{}\n", tpkit::render_json(hist, label));
-        else
-            tpkit::standard_output().print("{}\n", tpkit::render_bars(hist, label));
-    }
-
     // Values no bucket holds are said, on stderr, rather than dropped in silence.
     void report_outside()
     {
-        std::uint64_t negatives = tpkit::sum_percpu_u64(skel_.maps.negatives);
-        std::uint64_t missed = tpkit::sum_percpu_u64(skel_.maps.tpkit_missed);
-        if (negatives > negatives_)
-            fmt::print(stderr, "tphist: {} negative values of {} not counted\n",
-                       negatives - negatives_, options_.field);
-        if (missed > missed_)
+        if (std::uint64_t n = negatives_.increase())
+            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n, options_.field);
+        if (std::uint64_t n = missed_.increase())
             fmt::print(stderr, "tphist: {} events not counted: more than {} keys (see --max-keys)\n",
-                       missed - missed_, options_.max_keys);
-        negatives_ = negatives;
-        missed_ = missed;
+                       n, options_.max_keys);
     }
 
-    const tpkit::CommonOptions& common_;
     const tpkit::EventPlan& plan_;
     const tpkit::KeyChoice& key_;
     const Options& options_;
     tphist_bpf& skel_;
     tpkit::SwappedMap keyed_;
     std::vector<std::uint64_t> previous_;
-    std::uint64_t negatives_ = 0;
-    std::uint64_t missed_ = 0;
+    tpkit::CounterWatch negatives_{skel_.maps.negatives};
+    tpkit::CounterWatch missed_{skel_.maps.tpkit_missed};
 };
 
 } // namespace
@@ -203,13 +193,13 @@ int main(int argc, char** argv)
         skel->rodata->tpkit_target_tgid = common.pid;
         tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
         if (key.source != TPKIT_KEY_NONE)
-            HistPrinter::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
+            HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
         tpkit::raise_fd_limit_for(1, skel->obj);
         skel.load();
         auto link = tpkit::attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
 
-        HistPrinter printer(common, plan, key, options, *skel);
+        HistCollector printer(plan, key, options, *skel);
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_intervals(common, stop, [&] { printer.print(); });
+        tpkit::run_aggregate(common, stop, [&] { return printer.collect(); });
     });
 }

@@ -96,6 +96,13 @@ private:
 void run_intervals(const CommonOptions& options, StopSignal& stop,
                    const std::function<void()>& print);
 
+struct Reading;
+
+// The loop of aggregating tools on collect(): every interval (or once at the end) its reading
+// is rendered as text or, with --json, JSON lines (metrics.hpp).
+void run_aggregate(const CommonOptions& options, StopSignal& stop,
+                   const std::function<Reading()>& collect);
+
 class EventReader;
 
 // The loop of streaming tools: delivers events until a stop, then what is left in the buffer.

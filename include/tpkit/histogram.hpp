@@ -79,6 +79,10 @@ public:
     // the estimate is max, a lower bound. Throws tpkit::Error(Exit::usage) for p outside 0..100.
     std::optional<std::uint64_t> percentile(double p) const;
 
+    // Adds the counts of a histogram of the same shape (running totals); another shape →
+    // Error(failure).
+    void add(const Histogram& other);
+
     // True for the linear at-or-above-max bucket (open-ended, rendered as ">= max").
     bool is_overflow(const Bucket& b) const;
     // True for the linear below-min bucket (rendered as "< min").

@@ -51,6 +51,18 @@ std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
 // The one __u64 at key 0 of a per-CPU array (a counter such as drops), summed over CPUs.
 std::uint64_t sum_percpu_u64(bpf_map* map);
 
+// A per-CPU counter (counter.bpf.h) read at every interval: how much it grew since the last
+// read, for "N events not counted" lines that say each loss once.
+class CounterWatch {
+public:
+    explicit CounterWatch(bpf_map* counter) : counter_(counter) {}
+    std::uint64_t increase();
+
+private:
+    bpf_map* counter_;
+    std::uint64_t seen_ = 0;
+};
+
 // Kernel memory a map takes once created, as the kernel sizes it: a hash map allocates every
 // entry up front (one value per possible CPU for per-CPU maps), so options that size maps can
 // ask for more memory than the machine has. The figure counts element headers and keys too.

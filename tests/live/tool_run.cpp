@@ -186,7 +186,9 @@ int ToolRun::stop(int sig)
 {
     if (!try_reap(false))
         kill(pid_, sig);
-    try_reap(true);
+    // Reading on while it finishes: its last output may be more than a pipe holds.
+    while (!try_reap(false))
+        read_some(std::chrono::milliseconds(20));
     drain();
     return *status_;
 }

@@ -1,0 +1,134 @@
+// A streaming tool's output, declared once per event type: every column has its heading and
+// width in the text table and its key in the JSON object, and the header line, the text rows
+// and the JSON objects are all rendered from that one list.
+//
+//   const tpkit::Columns<fork_event> columns{{
+//       tpkit::time_column<fork_event>([](const fork_event& e) { return e.timestamp_ns; }),
+//       {"PID", "pid", 7, tpkit::Align::right, [](const fork_event& e) -> tpkit::Value { return e.pid; }},
+//   }};
+#pragma once
+
+#include "tpkit/cli.hpp"
+#include "tpkit/json.hpp"
+#include "tpkit/output.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace tpkit {
+
+// What a column shows for one event: a number or text (comm, names), as JSON number or string.
+using Value = std::variant<std::int64_t, std::uint64_t, std::string_view>;
+
+enum class Align { left, right };
+
+template <class Event>
+struct Column {
+    enum class Kind {
+        value,
+        time, // get() gives bpf_ktime_get_ns(): TIME as HH:MM:SS, TIME(s) since start with -T,
+              // "time_ns" (wall clock, ns) in JSON
+    };
+    std::string_view heading; // empty: in JSON only
+    std::string_view key;     // JSON member
+    int width;                // text width; 0: unpadded (last column)
+    Align align;
+    Value (*get)(const Event&);
+    Kind kind = Kind::value;
+};
+
+template <class Event>
+Column<Event> time_column(Value (*get)(const Event&))
+{
+    return {"TIME", "time_ns", 8, Align::left, get, Column<Event>::Kind::time};
+}
+
+// A fixed-size, possibly unterminated char array (comm, device names) as text.
+template <std::size_t N>
+std::string_view text_of(const char (&chars)[N])
+{
+    return {chars, strnlen(chars, N)};
+}
+
+template <class Event>
+class Columns {
+public:
+    Columns(std::initializer_list<Column<Event>> columns) : columns_(columns) {}
+
+    // Text only: the heading line. -T widens the time column and names it TIME(s).
+    void header(const CommonOptions& options, Output& out) const
+    {
+        if (options.json)
+            return;
+        bool first = true;
+        for (const auto& c : columns_) {
+            if (c.heading.empty())
+                continue;
+            bool timed = c.kind == Column<Event>::Kind::time && options.timestamp;
+            cell(out, first, timed ? std::string_view("TIME(s)") : c.heading, width(c, options), c.align);
+        }
+        out.append("\n");
+    }
+
+    // One event: a text row, or one JSON object per line.
+    void row(const Event& e, const CommonOptions& options, const MonotonicClock& clock,
+             Output& out) const
+    {
+        if (options.json) {
+            JsonObject obj;
+            for (const auto& c : columns_) {
+                Value v = c.get(e);
+                if (c.kind == Column<Event>::Kind::time)
+                    obj.add(c.key, clock.realtime_ns(std::get<std::uint64_t>(v)));
+                else
+                    std::visit([&](const auto& x) { obj.add(c.key, x); }, v);
+            }
+            out.append(obj.str());
+            out.append("\n");
+            return;
+        }
+        bool first = true;
+        for (const auto& c : columns_) {
+            if (c.heading.empty())
+                continue;
+            Value v = c.get(e);
+            if (c.kind == Column<Event>::Kind::time) {
+                std::uint64_t ns = std::get<std::uint64_t>(v);
+                std::string time = options.timestamp
+                                       ? fmt::format("{:.6f}", clock.seconds_since_start(ns))
+                                       : clock.wall_time(ns);
+                cell(out, first, time, width(c, options), c.align);
+                continue;
+            }
+            std::visit([&](const auto& x) { cell(out, first, x, c.width, c.align); }, v);
+        }
+        out.append("\n");
+    }
+
+private:
+    static int width(const Column<Event>& c, const CommonOptions& options)
+    {
+        return c.kind == Column<Event>::Kind::time && options.timestamp ? 14 : c.width;
+    }
+
+    template <class T>
+    static void cell(Output& out, bool& first, const T& value, int width, Align align)
+    {
+        if (!first)
+            out.append(" ");
+        first = false;
+        if (width == 0)
+            out.print("{}", value);
+        else if (align == Align::left)
+            out.print("{:<{}}", value, width);
+        else
+            out.print("{:>{}}", value, width);
+    }
+
+    std::vector<Column<Event>> columns_;
+};
+
+} // namespace tpkit
