@@ -74,4 +74,6 @@ fs::path event_dir(const TracepointName& name)
     return dir;
 }
 
+bool attaches_bpf(const TracepointName& name) { return name.system != "ftrace"; }
+
 } // namespace tpkit

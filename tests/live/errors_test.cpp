@@ -3,6 +3,9 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include <tpkit/engine.hpp>
+
+#include <fmt/core.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -76,6 +79,51 @@ TEST(ToolErrors, WithoutPrivilegesExitThree)
         const std::string& err = run.stderr_text();
         EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
         EXPECT_EQ(err.rfind(std::string(tool) + ": ", 0), 0u) << err;
+    }
+}
+
+TEST(ToolErrors, FtraceEventsRefusedBeforeLoadingExitFour)
+{
+    TPKIT_REQUIRE_LIVE();
+    const auto events = tpkit::live_events_root();
+    if (!std::filesystem::exists(events / "ftrace" / "print"))
+        GTEST_SKIP() << "no ftrace:print event here";
+    // perf_event_open or the attach fails on them (EINVAL, or EPERM for ftrace:function even
+    // as root), so they are refused by name before anything is loaded.
+    const std::string why = ": the kernel does not attach BPF programs to ftrace:* events";
+    auto start = std::chrono::steady_clock::now();
+    expect_one_line_error("tpsnoop", {{"ftrace:print"}, 4, "tpsnoop: ftrace:print" + why});
+    expect_one_line_error("tpcount", {{"ftrace:print"}, 4, "tpcount: ftrace:print" + why});
+    expect_one_line_error("tphist", {{"ftrace:print", "ip"}, 4, "tphist: ftrace:print" + why});
+    if (std::filesystem::exists(events / "ftrace" / "function"))
+        expect_one_line_error("tpsnoop", {{"ftrace:function"}, 4,
+                                          "tpsnoop: ftrace:function" + why});
+    // A glob left with nothing once they are out is an unknown event, at once (it used to
+    // attach nothing in 18 s).
+    expect_one_line_error("tpsnoop", {{"ftrace:*"}, 4,
+        "tpsnoop: 'ftrace:*' matches only ftrace:* events: the kernel does not attach BPF "
+        "programs to them"});
+    expect_one_line_error("tpcount", {{"sched:sched_process_fork", "ftrace:p*"}, 4,
+        "tpcount: 'ftrace:p*' matches only ftrace:* events: the kernel does not attach BPF "
+        "programs to them"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(ToolErrors, GlobsSkipFtraceEventsSayingSo)
+{
+    TPKIT_REQUIRE_LIVE();
+    const std::string glob = "*:*print*";
+    auto matched = tpkit::list_events(tpkit::live_events_root(), glob);
+    auto ftrace = std::count_if(matched.begin(), matched.end(),
+                                [](const auto& name) { return name.system == "ftrace"; });
+    if (ftrace == 0 || ftrace == static_cast<std::ptrdiff_t>(matched.size()))
+        GTEST_SKIP() << glob << " does not match both ftrace:* and other events here";
+    std::string note = fmt::format(": skipping {} ftrace:* event{}: the kernel does not attach "
+                                   "BPF programs to them\n", ftrace, ftrace == 1 ? "" : "s");
+    for (const std::string tool : {"tpsnoop", "tpcount"}) {
+        ToolRun run({tpkit::live::tool_path(tool), glob, "-d", "0.3"});
+        EXPECT_EQ(run.wait(20s), 0) << tool << ": " << run.stderr_text();
+        EXPECT_EQ(run.stderr_text(), tool + note);
     }
 }
 
