@@ -103,7 +103,6 @@ int main(int argc, char** argv)
         const tpkit::CommonOptions& common = cli.options();
         auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
         tpkit::prepare_snoop(plans, options.fields);
-        tpkit::raise_fd_limit_for(plans.size());
 
         auto transport = tpkit::choose_transport(common.perf_buffer);
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
@@ -121,6 +120,8 @@ int main(int argc, char** argv)
                 tpkit::share_map(first.perfbuf, maps.perfbuf);
                 tpkit::share_map(first.drops, maps.drops);
             }
+            if (instances.empty()) // counted on the first, before anything is loaded
+                tpkit::raise_fd_limit_for(plans.size(), skel->obj);
             skel.load();
             instances.push_back(std::move(skel));
         }

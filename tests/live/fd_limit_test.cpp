@@ -1,0 +1,94 @@
+// Open-file limits: the tools count what their BPF objects will hold (maps, programs, BTF, a
+// perf event and a link per attach), raise the soft limit to it, and refuse at once, before
+// loading anything, when the hard limit is lower.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <tpkit/engine.hpp>
+
+#include <unistd.h>
+
+#include <regex>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+constexpr const char* prlimit = "/usr/bin/prlimit";
+
+// A glob of a few events: all 720 syscalls events would take ~20 s to detach.
+const std::string few_events = "syscalls:sys_enter_*read*";
+
+struct Command {
+    std::vector<std::string> args; // tool, arguments
+    std::size_t events;
+};
+
+std::vector<Command> commands()
+{
+    std::size_t n = tpkit::list_events(tpkit::live_events_root(), few_events).size();
+    return {{{"tpsnoop", few_events}, n},
+            {{"tpsnoop", "--perf-buffer", few_events}, n},
+            {{"tpcount", few_events}, n},
+            {{"tphist", "syscalls:sys_enter_read", "count"}, 1}};
+}
+
+std::vector<std::string> with_nofile(const std::string& limits, const std::vector<std::string>& args,
+                                     std::initializer_list<std::string> extra = {})
+{
+    std::vector<std::string> argv{prlimit, "--nofile=" + limits, tpkit::live::tool_path(args.at(0))};
+    argv.insert(argv.end(), args.begin() + 1, args.end());
+    argv.insert(argv.end(), extra);
+    return argv;
+}
+
+std::string label(const Command& c)
+{
+    std::string text;
+    for (const auto& a : c.args)
+        text += (text.empty() ? "" : " ") + a;
+    return text;
+}
+
+} // namespace
+
+TEST(FdLimit, HardLimitTooLowFailsAtOnceNamingTheFigures)
+{
+    TPKIT_REQUIRE_LIVE();
+    if (access(prlimit, X_OK) != 0)
+        GTEST_SKIP() << prlimit << " is missing";
+    for (const Command& c : commands()) {
+        auto start = std::chrono::steady_clock::now();
+        ToolRun run(with_nofile("24:24", c.args));
+        EXPECT_EQ(run.wait(20s), 1) << label(c) << ": " << run.stderr_text();
+        // Before loading: no load or attach has to fail first (the whole glob used to be
+        // attached before EMFILE).
+        EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << label(c);
+        std::string events = c.events == 1 ? "1 event needs" : std::to_string(c.events) + " events need";
+        std::regex line(c.args[0] + ": " + events +
+                        " about [0-9]+ open files; the hard limit is 24 \\(ulimit -Hn\\)\n");
+        EXPECT_TRUE(std::regex_match(run.stderr_text(), line)) << run.stderr_text();
+    }
+}
+
+TEST(FdLimit, LowSoftLimitIsRaisedToTheCountedFigure)
+{
+    TPKIT_REQUIRE_LIVE();
+    if (access(prlimit, X_OK) != 0)
+        GTEST_SKIP() << prlimit << " is missing";
+    for (const Command& c : commands()) {
+        // The figure the tool names for a hard limit too low...
+        ToolRun refused(with_nofile("16:16", c.args));
+        ASSERT_EQ(refused.wait(20s), 1) << label(c) << ": " << refused.stderr_text();
+        std::smatch m;
+        const std::string err = refused.stderr_text();
+        ASSERT_TRUE(std::regex_search(err, m, std::regex("about ([0-9]+) open files"))) << err;
+        // ...is enough: with exactly that hard limit and a soft limit of 16 it loads, attaches
+        // every event and runs.
+        ToolRun run(with_nofile("16:" + m[1].str(), c.args, {"-d", "0.3"}));
+        EXPECT_EQ(run.wait(20s), 0) << label(c) << " (hard limit " << m[1] << "): "
+                                    << run.stderr_text();
+        EXPECT_EQ(run.stderr_text(), "") << label(c);
+    }
+}
