@@ -3,7 +3,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include <tpkit/forksnoop.h>
+#include "forksnoop.h"
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/sched.h>
@@ -41,23 +41,19 @@ SEC("tracepoint/sched/sched_process_fork")
 int fork_tp(void *ctx)
 {
 	struct forksnoop_event event = {};
-	__u64 parent = bpf_get_current_pid_tgid();
 	__u64 *flags;
 
 	if (!tpkit_current_selected())
 		return 0;
-	event.timestamp_ns = bpf_ktime_get_ns();
-	event.cpu = bpf_get_smp_processor_id();
-	event.parent_pid = parent >> 32;
-	event.parent_tid = (__u32)parent;
+	/* The parent is the current task. */
+	tpkit_fill_task_header(&event.parent);
 	event.child_tid = tpkit_sched_process_fork_child_pid(ctx);
-	tpkit_sched_process_fork_parent_comm(ctx, event.parent_comm, sizeof(event.parent_comm));
 	tpkit_sched_process_fork_child_comm(ctx, event.child_comm, sizeof(event.child_comm));
 
 	flags = bpf_task_storage_get(&clone_flags_of_parent, bpf_get_current_task_btf(), 0, 0);
 	if (flags)
 		event.is_thread = (*flags & CLONE_THREAD) != 0;
-	event.child_pid = event.is_thread ? event.parent_pid : event.child_tid;
+	event.child_pid = event.is_thread ? event.parent.pid : event.child_tid;
 	tpkit_emit(ctx, &event, sizeof(event));
 	return 0;
 }
@@ -65,20 +61,16 @@ int fork_tp(void *ctx)
 SEC("raw_tp/sched_process_fork")
 int fork_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	/* args[0] is the parent, the current task: the header reads it. */
 	struct task_struct *child = (struct task_struct *)ctx->args[1];
 	struct forksnoop_event event = {};
 
 	if (!tpkit_current_selected())
 		return 0;
-	event.timestamp_ns = bpf_ktime_get_ns();
-	event.cpu = bpf_get_smp_processor_id();
-	event.parent_pid = BPF_CORE_READ(parent, tgid);
-	event.parent_tid = BPF_CORE_READ(parent, pid);
+	tpkit_fill_task_header(&event.parent);
 	event.child_pid = BPF_CORE_READ(child, tgid);
 	event.child_tid = BPF_CORE_READ(child, pid);
 	event.is_thread = event.child_pid != event.child_tid;
-	BPF_CORE_READ_STR_INTO(&event.parent_comm, parent, comm);
 	BPF_CORE_READ_STR_INTO(&event.child_comm, child, comm);
 	tpkit_emit(ctx, &event, sizeof(event));
 	return 0;

@@ -5,7 +5,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/hist.h>
 #include <tpkit/maps.bpf.h>
-#include <tpkit/netrxlen.h>
+#include "netrxlen.h"
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/net.h>
 

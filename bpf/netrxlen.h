@@ -1,4 +1,5 @@
-/* netrxlen's histogram key, shared by its BPF program and user space. */
+/* netrxlen's histogram key, shared by its BPF program and user space (installed for embedders
+ * as <tpkit/tools/netrxlen.h>). */
 #ifndef TPKIT_NETRXLEN_H
 #define TPKIT_NETRXLEN_H
 

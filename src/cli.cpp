@@ -79,6 +79,12 @@ void Cli::add_common()
 {
     app_.add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
         ->check(positive_integer);
+    app_.add_option("-t,--tid", options_.tid, "only the thread with this TID")
+        ->check(positive_integer);
+    app_.add_option("-u,--uid", options_.uid, "only tasks of the user with this UID")
+        ->check(CLI::Range(0u, 4294967294u));
+    app_.add_option("--cgroup", options_.cgroup,
+                    "only tasks in this cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)");
     app_.add_option("--comm", options_.comm, "only tasks whose command name is COMM")
         ->check([](const std::string& v) {
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")

@@ -1,6 +1,7 @@
 #include "tpkit/transport.hpp"
 
 #include "tpkit/error.hpp"
+#include "tpkit/limits.h"
 #include "tpkit/maps.hpp"
 #include "tpkit/skeleton.hpp"
 
@@ -12,7 +13,6 @@
 namespace tpkit {
 namespace {
 
-constexpr std::uint32_t ring_buffer_bytes = 4u << 20;
 constexpr std::size_t perf_buffer_pages = 64; // per CPU
 
 } // namespace
@@ -32,7 +32,7 @@ const char* transport_name(Transport transport)
 void configure_transport(const TransportMaps& maps, Transport transport)
 {
     if (transport == Transport::ring_buffer) {
-        bpf_map__set_max_entries(maps.ringbuf, ring_buffer_bytes);
+        bpf_map__set_max_entries(maps.ringbuf, TPKIT_RINGBUF_BYTES);
         return;
     }
     bpf_map__set_type(maps.ringbuf, BPF_MAP_TYPE_ARRAY);

@@ -1,4 +1,5 @@
 // netrxlen: a histogram of received packet lengths, counted in the kernel.
+#include "netrxlen.h"
 #include "netrxlen.skel.h"
 
 #include <tpkit/cli.hpp>
@@ -6,7 +7,6 @@
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
-#include <tpkit/netrxlen.h>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/tracefs.hpp>
 

@@ -2,7 +2,7 @@
 #include "forksnoop.skel.h"
 
 #include <tpkit/cli.hpp>
-#include <tpkit/forksnoop.h>
+#include <tpkit/tools/forksnoop.h>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/transport.hpp>
 
@@ -25,7 +25,7 @@ int main()
         tpkit::EventReader reader(tpkit::transport_maps(*skel), transport, [&](auto data) {
             forksnoop_event e{};
             std::memcpy(&e, data.data(), std::min(data.size(), sizeof(e)));
-            out.print("fork {} -> {} {}\n", e.parent_pid, e.child_tid, e.child_comm);
+            out.print("fork {} -> {} {}\n", e.parent.pid, e.child_tid, e.child_comm);
         });
         out.print("watching forks, Ctrl-C to stop\n");
         tpkit::run_stream(reader, stop);

@@ -19,6 +19,9 @@ namespace tpkit {
 
 struct CommonOptions {
     std::uint32_t pid = 0;  // -p/--pid: only this process (tgid)
+    std::uint32_t tid = 0;  // -t/--tid: only this thread
+    std::optional<std::uint32_t> uid; // -u/--uid: only tasks of this user
+    std::string cgroup;     // --cgroup: only tasks in this cgroup v2 directory
     std::string comm;       // --comm: only tasks with this command name
     bool timestamp = false; // -T/--timestamp
     double duration = 0;    // -d/--duration seconds, 0 = until interrupted
@@ -42,7 +45,7 @@ public:
     const CommonOptions& options() const { return options_; }
     const std::string& name() const { return name_; }
 
-    // -p, --comm, -T, -d, --json, -v: every tool has them.
+    // -p, -t, -u, --cgroup, --comm, -T, -d, --json, -v: every tool has them.
     void add_common();
     // Positional [interval] [count], like bcc's aggregating tools.
     void add_interval_count();

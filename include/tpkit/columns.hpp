@@ -15,13 +15,28 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 namespace tpkit {
 
 // What a column shows for one event: a number or text (comm, names), as JSON number or string.
-using Value = std::variant<std::int64_t, std::uint64_t, std::string_view>;
+struct Value {
+    template <class Int>
+        requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+    Value(Int v)
+    {
+        if constexpr (std::is_signed_v<Int>)
+            value = std::int64_t(v);
+        else
+            value = std::uint64_t(v);
+    }
+    Value(std::string_view text) : value(text) {}
+    Value(const char* text) : value(std::string_view(text)) {}
+
+    std::variant<std::int64_t, std::uint64_t, std::string_view> value;
+};
 
 enum class Align { left, right };
 
@@ -80,7 +95,7 @@ public:
         if (options.json) {
             JsonObject obj;
             for (const auto& c : columns_) {
-                Value v = c.get(e);
+                auto v = c.get(e).value;
                 if (c.kind == Column<Event>::Kind::time)
                     obj.add(c.key, clock.realtime_ns(std::get<std::uint64_t>(v)));
                 else
@@ -94,7 +109,7 @@ public:
         for (const auto& c : columns_) {
             if (c.heading.empty())
                 continue;
-            Value v = c.get(e);
+            auto v = c.get(e).value;
             if (c.kind == Column<Event>::Kind::time) {
                 std::uint64_t ns = std::get<std::uint64_t>(v);
                 std::string time = options.timestamp

@@ -10,6 +10,7 @@
 #if !defined(__bpf__)
 #include <linux/types.h>
 #endif
+#include "tpkit/limits.h"
 
 /* Direct ctx loads: a tracepoint program may load from its record at an offset >= 8 that is a
  * multiple of the load size (the verifier's tp_prog_is_valid_access). The engines carry one load
@@ -19,7 +20,6 @@
 
 /* Bytes of a string key (--by of a string field, or comm). */
 #define TPKIT_KEY_STR_MAX 64
-#define TPKIT_COMM_MAX 16
 
 /* How an engine reads one field of the record. */
 enum tpkit_field_access {
@@ -107,7 +107,7 @@ struct tpsnoop_header {
 	__u32 tid;
 	__u32 cpu;
 	__u32 record_size;
-	char comm[TPKIT_COMM_MAX];
+	char comm[TPKIT_COMM_LEN];
 };
 
 #endif

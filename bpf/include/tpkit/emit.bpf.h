@@ -8,12 +8,13 @@
 
 #include <bpf/bpf_helpers.h>
 #include <tpkit/counter.bpf.h>
+#include <tpkit/limits.h>
 
 const volatile bool tpkit_use_perf_buffer = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 * 1024 * 1024);
+	__uint(max_entries, TPKIT_RINGBUF_BYTES);
 } tpkit_ringbuf SEC(".maps");
 
 struct {

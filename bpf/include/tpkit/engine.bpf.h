@@ -25,7 +25,7 @@ static __always_inline void tpkit_engine_key(void *ctx, struct tpkit_engine_key 
 	key->event = tpkit_config.event;
 	switch (tpkit_config.key_source) {
 	case TPKIT_KEY_COMM:
-		bpf_get_current_comm(key->str, TPKIT_COMM_MAX);
+		bpf_get_current_comm(key->str, TPKIT_COMM_LEN);
 		break;
 	case TPKIT_KEY_PID:
 		key->number = bpf_get_current_pid_tgid() >> 32;

@@ -1,0 +1,72 @@
+// The runners of one-purpose tools: what every tool does around its own BPF program — the task
+// filters into rodata, transport, load, attach, the loop, the final report — written once.
+// A streaming tool's main states its options, its columns and which programs to load:
+//
+//   tpkit::run_stream<forksnoop_bpf, forksnoop_event>(cli, columns, [&](forksnoop_bpf& skel) {
+//       bpf_program__set_autoload(skel.progs.fork_raw_tp, raw);
+//   });
+#pragma once
+
+#include "tpkit/cli.hpp"
+#include "tpkit/columns.hpp"
+#include "tpkit/limits.h"
+#include "tpkit/output.hpp"
+#include "tpkit/skeleton.hpp"
+#include "tpkit/transport.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+
+namespace tpkit {
+
+// The cgroup v2 ID of --cgroup PATH (what bpf_get_current_cgroup_id() returns): a directory
+// of a cgroup2 mount, else Error(usage) saying where cgroup v2 is mounted, if anywhere.
+std::uint64_t cgroup_id(const std::string& path);
+
+// The common task filters (-p, -t, -u, --cgroup, --comm) into a skeleton's rodata
+// (bpf/include/tpkit/task.bpf.h), before load.
+template <class Skel>
+void apply_task_filters(Skel& skel, const CommonOptions& options)
+{
+    skel.rodata->tpkit_target_tgid = options.pid;
+    skel.rodata->tpkit_target_tid = options.tid;
+    skel.rodata->tpkit_target_uid = options.uid.value_or(UINT32_MAX);
+    skel.rodata->tpkit_target_cgroup = options.cgroup.empty() ? 0 : cgroup_id(options.cgroup);
+    copy_comm(options.comm, skel.rodata->tpkit_target_comm);
+}
+
+// Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which
+// programs load, loads, attaches every program (by its SEC name), prints the header and one row
+// per Event record until a signal or --duration, then reports what was lost.
+template <class Skel, class Event>
+void run_stream(const Cli& cli, const Columns<Event>& columns,
+                const std::function<void(Skel&)>& configure = {})
+{
+    const CommonOptions& options = cli.options();
+    auto skel = Skeleton<Skel>::open(cli.name());
+    apply_task_filters(*skel, options);
+    const Transport transport = choose_transport(options.perf_buffer);
+    configure_transport(*skel, transport);
+    if (configure)
+        configure(*skel);
+    skel.load();
+
+    Output& out = standard_output();
+    MonotonicClock clock;
+    EventReader reader(transport_maps(*skel), transport, [&](std::span<const std::byte> data) {
+        Event e{};
+        std::memcpy(&e, data.data(), std::min(data.size(), sizeof(e)));
+        columns.row(e, options, clock, out);
+    });
+    skel.attach();
+    StopSignal stop(options.duration);
+    columns.header(options, out);
+    run_stream(reader, stop);
+    report_lost(cli.name(), reader.lost(), options.json);
+}
+
+} // namespace tpkit
