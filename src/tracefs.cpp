@@ -2,8 +2,10 @@
 
 #include "tpkit/error.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -24,14 +26,44 @@ bool is_tracefs(const fs::path& dir)
     return statfs(dir.c_str(), &st) == 0 && st.f_type == tracefs_magic;
 }
 
+// Every tool reads events/ (formats, and the event IDs libbpf needs to attach). tracefs is
+// usually mode 0700: without this check an unprivileged run reports unknown tracepoints or a
+// failed attach instead of the reason.
+void check_events_readable(const fs::path& root)
+{
+    const fs::path events = root / "events";
+    int fd = open(events.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return;
+    }
+    int err = errno;
+    std::string message = fmt::format("cannot read {}: {}", events.string(), std::strerror(err));
+    struct stat st{};
+    if ((err == EACCES || err == EPERM) && stat(root.c_str(), &st) == 0) {
+        std::string who = (st.st_mode & 077) == 0 ? (st.st_uid == 0 ? std::string("root")
+                                                                   : fmt::format("uid {}", st.st_uid))
+                          : (st.st_mode & 07) == 0 ? fmt::format("uid {} and gid {}", st.st_uid, st.st_gid)
+                                                   : std::string();
+        if (!who.empty())
+            message += fmt::format(": tracefs is readable by {} only (or with CAP_DAC_READ_SEARCH "
+                                   "or CAP_DAC_OVERRIDE)", who);
+    }
+    throw Error(Exit::no_privileges, message);
+}
+
 fs::path find_or_mount()
 {
     const fs::path primary = "/sys/kernel/tracing";
     const fs::path legacy = "/sys/kernel/debug/tracing";
-    if (is_tracefs(primary))
+    if (is_tracefs(primary)) {
+        check_events_readable(primary);
         return primary;
-    if (is_tracefs(legacy))
+    }
+    if (is_tracefs(legacy)) {
+        check_events_readable(legacy);
         return legacy;
+    }
     if (geteuid() != 0)
         throw Error(Exit::no_privileges,
                     "tracefs is not mounted at /sys/kernel/tracing and only root can mount it");
@@ -64,14 +96,11 @@ fs::path event_dir(const TracepointName& name)
 {
     fs::path dir = tracefs_root() / "events" / name.system / name.event;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-        if (access((tracefs_root() / "events").c_str(), R_OK | X_OK) != 0)
-            throw Error(Exit::no_privileges,
-                        fmt::format("cannot read {}: {}", (tracefs_root() / "events").string(),
-                                    std::strerror(errno)));
-        throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
-    }
-    return dir;
+    if (fs::is_directory(dir, ec))
+        return dir;
+    if (ec == std::errc::permission_denied)
+        throw Error(Exit::no_privileges, fmt::format("cannot read {}: {}", dir.string(), ec.message()));
+    throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
 }
 
 bool attaches_bpf(const TracepointName& name) { return name.system != "ftrace"; }

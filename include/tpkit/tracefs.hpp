@@ -9,7 +9,8 @@ namespace tpkit {
 
 // The tracefs root: /sys/kernel/tracing, else /sys/kernel/debug/tracing. When neither is
 // mounted and we are root, mounts tracefs at /sys/kernel/tracing and says so once on stderr.
-// Throws Error(no_privileges) when tracefs cannot be reached. The result is cached.
+// Throws Error(no_privileges) when tracefs cannot be reached or its events/ cannot be read
+// (tracefs is usually root's only: mode 0700). The result is cached.
 const std::filesystem::path& tracefs_root();
 
 // A tracepoint named "system:event" (or "system/event"), split.
