@@ -58,6 +58,10 @@ TEST(ToolErrors, UsageErrorsExitTwo)
         "forksnoop: The following argument was not expected: --bogus (see --help)"});
     expect_one_line_error("forksnoop", {{"--comm", "a-name-longer-than-15"}, 2,
         "forksnoop: --comm: must have 1 to 15 characters (see --help)"});
+    expect_one_line_error("tphist", {{"syscalls:sys_enter_read", "count", "--loglinear", "0"}, 2,
+        "tphist: --loglinear: Value 0 not in range 1 to 4 (see --help)"});
+    expect_one_line_error("tphist", {{"syscalls:sys_enter_read", "count", "--loglinear", "5"}, 2,
+        "tphist: --loglinear: Value 5 not in range 1 to 4 (see --help)"});
 }
 
 TEST(ToolErrors, UnknownEventAndDeviceExitFour)
