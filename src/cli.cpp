@@ -208,6 +208,7 @@ bool StopSignal::wait(std::chrono::milliseconds timeout)
     using clock = std::chrono::steady_clock;
     const auto until = deadline_ ? std::min(*deadline_, clock::now() + timeout) : clock::now() + timeout;
     Output& out = standard_output();
+    out.write_available();
     for (;;) {
         auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock::now());
         pollfd fds[2] = {{stop_signal_fd(), POLLIN, 0}, {out.poll_fd(), POLLOUT, 0}};
