@@ -627,17 +627,23 @@ bool automaton_match(const StringSource& s, std::uint32_t n, bool to_nul,
     if (insn.automaton >= TPKIT_FILTER_MAX_AUTOMATA)
         return false;
     const auto& a = prog.automata[insn.automaton];
-    unsigned char bytes[TPKIT_FILTER_STRING_MAX];
     n = std::min<std::uint32_t>(n, TPKIT_FILTER_STRING_MAX);
-    s.read(0, n, bytes);
     std::uint32_t state = 1;
     state |= (state & a.star) << 1;
-    for (std::uint32_t i = 0; i < n && state; ++i) {
-        unsigned char c = bytes[i];
-        if (to_nul && c == 0)
-            break;
-        state = (state & a.star) | ((state & a.accept[c]) << 1);
-        state |= (state & a.star) << 1;
+    unsigned char bytes[256];
+    bool at_nul = false;
+    for (std::uint32_t from = 0; from < n && state && !at_nul; from += sizeof(bytes)) {
+        std::uint32_t size = std::min<std::uint32_t>(n - from, sizeof(bytes));
+        s.read(from, size, bytes);
+        for (std::uint32_t i = 0; i < size; ++i) {
+            unsigned char c = bytes[i];
+            if (to_nul && c == 0) {
+                at_nul = true;
+                break;
+            }
+            state = (state & a.star) | ((state & a.accept[c]) << 1);
+            state |= (state & a.star) << 1;
+        }
     }
     return state & (1u << (insn.accept_bit & 31));
 }

@@ -21,8 +21,9 @@
 #define TPKIT_FILTER_PATTERN_MAX 32
 /* Patterns matched by the automaton (globs with ?, [..], a * inside, and "*x*") per program. */
 #define TPKIT_FILTER_MAX_AUTOMATA 8
-/* Bytes of a string field the automaton looks at; longer strings are matched on their start. */
-#define TPKIT_FILTER_STRING_MAX 128
+/* Bytes of a string field the evaluators look at: PERF_MAX_TRACE_SIZE, the most a tracepoint
+ * record can hold, so that every string a record carries is matched whole, as the kernel does. */
+#define TPKIT_FILTER_STRING_MAX 8192
 /* The kernel's TASK_COMM_LEN, the length it uses for the generic `comm` field. */
 #define TPKIT_FILTER_COMM_LEN 16
 

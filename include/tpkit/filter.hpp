@@ -9,8 +9,9 @@
 // task's name) and cpu/CPU/common_cpu. Of the common_* header, which BPF programs at a tracepoint
 // run before the kernel fills in, common_pid is the current thread's ID and common_type the
 // event's ID, the values the kernel writes there; common_flags and common_preempt_count are
-// refused (see header_field). Strings and globs follow the kernel's rules exactly,
-// quirks included: `==` never treats * as a wildcard; "abc*", "*abc", "*abc*" are the kernel's
+// refused (see header_field). Strings and globs follow the kernel's rules exactly, over every
+// byte of the string (a record holds at most 8 KiB, PERF_MAX_TRACE_SIZE), quirks included:
+// `==` never treats * as a wildcard; "abc*", "*abc", "*abc*" are the kernel's
 // FRONT/END/MIDDLE matches (for char arrays, "*abc" compares the array's last bytes before its
 // final byte); a pattern starting with a digit is compared literally.
 //
@@ -21,9 +22,9 @@
 //
 // Where tpkit is stricter or narrower than the kernel:
 //   - `char *` fields compare as numbers (the pointer); the kernel reads the string they point to.
-//   - string constants are at most 31 bytes; at most 64 comparisons and 8 automaton-matched
-//     patterns (globs with ? [ \ or an inner *, and "*abc*") per expression;
-//   - automaton-matched patterns look at the first 128 bytes of a string.
+//   - string constants are at most 31 bytes; at most 64 comparisons, 8 automaton-matched
+//     patterns (globs with ? [ \ or an inner *, and "*abc*") and 100 nested '(' and '!' per
+//     expression;
 //   - fields that are neither strings nor 1/2/4/8-byte integers are refused (the kernel accepts
 //     them and never matches).
 #pragma once

@@ -616,6 +616,67 @@ TEST(Filter, RandomGlobsAgreeWithTheKernelsAlgorithm)
     EXPECT_LT(matched, 36000);
 }
 
+TEST(Filter, LongStringsAreMatchedWhole)
+{
+    // A record holds at most 8 KiB (PERF_MAX_TRACE_SIZE), __data_loc paths up to PATH_MAX:
+    // the kernel looks at every byte of them, and so does tpkit, whatever the pattern type.
+    auto exec = load("linux-6.18", "sched/sched_process_exec");
+    auto path_of = [](std::size_t size, const std::string& tail) {
+        std::string path = "/tmp/";
+        while (path.size() + tail.size() < size)
+            path += path.size() % 50 == 49 ? '/' : char('a' + path.size() % 7);
+        return path + tail;
+    };
+    const std::vector<std::string> patterns = {
+        "*wl*",      "!*wl*",       "*wl*/true",  "/tmp/*wl?y*", "*[w]l*",  "*x[!0-9]y/t*",
+        "/tmp/ab*",  "*wlxy/true",  "*true",      "/tmp/abcdefg/*", "*/*/*/*/*wl*",
+        "*qz*",      "/tmp/*",      "[/]tmp*e",   "*e",          "*\\/true",
+    };
+    int matched = 0, cases = 0;
+    for (std::size_t size : {120, 230, 3000, 4095, 8100}) {
+        for (const std::string& tail : {std::string("/wlxy/true"), std::string("/qzxy/true")}) {
+            std::string path = path_of(size, tail);
+            ASSERT_EQ(path.size(), size);
+            ASSERT_EQ(path.find(tail.substr(1, 2)), size - tail.size() + 1); // only at the end
+            Record rec(exec);
+            rec.str("filename", path).num("pid", 7);
+            for (const auto& pattern : patterns) {
+                bool kernel = kernel_ref::tilde(pattern, path.c_str(), int(path.size() + 1));
+                EXPECT_EQ(matches("filename ~ \"" + pattern + "\"", exec, rec), kernel)
+                    << pattern << " on " << size << " bytes ending " << tail;
+                matched += kernel;
+                ++cases;
+            }
+            EXPECT_FALSE(matches("filename == \"" + path.substr(0, 31) + "\"", exec, rec));
+            EXPECT_TRUE(matches("filename != \"" + path.substr(0, 31) + "\"", exec, rec));
+        }
+        // What the reported case needs: a glob that finds its text past byte 128.
+        Record rec(exec);
+        rec.str("filename", path_of(size, "/wlxy/true"));
+        EXPECT_TRUE(matches("filename ~ \"*wl*\" && pid == 0", exec, rec)) << size;
+        EXPECT_TRUE(matches("filename ~ \"/tmp/*wl?y/t*\"", exec, rec)) << size;
+    }
+    EXPECT_GT(matched, cases / 4);
+    EXPECT_LT(matched, cases * 3 / 4);
+
+    // A char array as long as a record allows: the same, up to its last byte.
+    auto big = tpkit::parse_format("name: big\nID: 9\nformat:\n"
+                                   "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+                                   "\tfield:char path[8000];\toffset:8;\tsize:8000;\tsigned:0;\n\n"
+                                   "print fmt: \"%s\", REC->path\n",
+                                   "big");
+    std::string text = path_of(7990, "/wlxy/true");
+    Record rec(big);
+    rec.str("path", text);
+    char array[8000] = {};
+    std::memcpy(array, text.data(), text.size());
+    for (const auto& pattern : patterns)
+        EXPECT_EQ(matches("path ~ \"" + pattern + "\"", big, rec),
+                  kernel_ref::tilde(pattern, array, sizeof(array)))
+            << pattern << " on char[8000]";
+    EXPECT_TRUE(matches("path ~ \"*wl*\"", big, rec));
+}
+
 TEST(Filter, EveryFieldOfEveryReferenceEventCompiles)
 {
     // Each string field takes a glob and an equality, each integer field of 1/2/4/8 bytes a

@@ -113,35 +113,81 @@ static __always_inline bool tpkit_filter_prefix_equal(const void *str, __u64 n,
 	return true;
 }
 
-static __always_inline bool tpkit_filter_automaton(const void *str, __u64 n,
+/* Bytes of a string the automaton reads per step of its walk. */
+#define TPKIT_FILTER_CHUNK 64
+
+/* An automaton's walk over a string, shared with each step (a bpf_loop callback).
+ *
+ * state sits in the second half of an 8-byte stack slot on purpose: the verifier keeps no value
+ * for a 4-byte store there, so every step starts from a state it knows nothing of. Otherwise it
+ * tells steps apart by what it knows of the state (bits set, bounds) and checks the callback
+ * again for each; some patterns then exceed its 1M-instruction budget. */
+struct tpkit_filter_walk {
+	const volatile __u32 *accept; /* the automaton's accept[256] */
+	const char *str;
+	__u64 n;       /* bytes to look at */
+	__u32 star;
+	__u32 state;
+	__u32 to_nul;  /* stop at the first NUL */
+	__u32 reserved;
+};
+_Static_assert(__builtin_offsetof(struct tpkit_filter_walk, state) % 8 == 4,
+	       "the walk's state must not start a stack slot");
+
+/* Step `index` of a walk: runs the automaton over the string's next TPKIT_FILTER_CHUNK bytes.
+ * Returns 1 (stop) at the string's end, its NUL when to_nul, or once no state is left. */
+static long tpkit_filter_walk_chunk(__u32 index, void *data)
+{
+	struct tpkit_filter_walk *w = data;
+	const volatile __u32 *accept = w->accept;
+	char bytes[TPKIT_FILTER_CHUNK] = {};
+	__u64 from = (__u64)index * TPKIT_FILTER_CHUNK, size;
+	__u32 state = w->state, star = w->star, to_nul = w->to_nul;
+
+	if (from >= w->n)
+		return 1;
+	size = tpkit_filter_clamp(w->n - from, TPKIT_FILTER_CHUNK);
+	bpf_probe_read_kernel(bytes, size, w->str + from);
+	for (int i = 0; i < TPKIT_FILTER_CHUNK; i++) {
+		__u8 c;
+
+		if (i >= size)
+			break;
+		c = bytes[i];
+		if (to_nul && c == 0) {
+			w->state = state;
+			return 1;
+		}
+		state = (state & star) | ((state & accept[c]) << 1);
+		state |= (state & star) << 1;
+	}
+	w->state = state;
+	return state ? 0 : 1;
+}
+
+/* The automaton over the first n bytes of str (n <= TPKIT_FILTER_STRING_MAX, every byte a record
+ * can hold). bpf_loop walks it: the verifier checks the step once or twice per call instead of
+ * following a bounded loop through every step, which for 8 automata over 8 KiB would exceed
+ * its budget. */
+static __always_inline bool tpkit_filter_automaton(const void *str, __u64 n, bool to_nul,
 						   const volatile struct tpkit_filter_prog *prog,
 						   const volatile struct tpkit_filter_insn *insn)
 {
 	const volatile struct tpkit_filter_automaton *a;
-	char bytes[TPKIT_FILTER_STRING_MAX] = {};
-	bool to_nul = insn->op == TPKIT_FILTER_OP_STR_GLOB;
-	__u32 state = 1, star, done;
+	struct tpkit_filter_walk w = {};
 
 	if (insn->automaton >= TPKIT_FILTER_MAX_AUTOMATA)
 		return false;
 	a = &prog->automata[insn->automaton];
-	star = a->star;
-	done = 1u << (insn->accept_bit & 31);
-	n = tpkit_filter_clamp(n, TPKIT_FILTER_STRING_MAX);
-	bpf_probe_read_kernel(bytes, n, str);
-	state |= (state & star) << 1;
-	for (int i = 0; i < TPKIT_FILTER_STRING_MAX; i++) {
-		__u8 c;
-
-		if (i >= n || !state)
-			break;
-		c = bytes[i];
-		if (to_nul && c == 0)
-			break;
-		state = (state & star) | ((state & a->accept[c]) << 1);
-		state |= (state & star) << 1;
-	}
-	return state & done;
+	w.accept = a->accept;
+	w.str = str;
+	w.n = tpkit_filter_clamp(n, TPKIT_FILTER_STRING_MAX);
+	w.star = a->star;
+	w.to_nul = to_nul;
+	w.state = 1;
+	w.state |= (w.state & w.star) << 1;
+	bpf_loop((w.n + TPKIT_FILTER_CHUNK - 1) / TPKIT_FILTER_CHUNK, tpkit_filter_walk_chunk, &w, 0);
+	return w.state & (1u << (insn->accept_bit & 31));
 }
 
 static __always_inline bool tpkit_filter_string(void *ctx,
@@ -182,7 +228,9 @@ static __always_inline bool tpkit_filter_string(void *ctx,
 		return tpkit_filter_prefix_equal(str + (len - 1 - plen), plen, insn, false);
 	case TPKIT_FILTER_OP_STR_GLOB:
 	case TPKIT_FILTER_OP_STR_SCAN:
-		return tpkit_filter_automaton(str, len ? len : TPKIT_FILTER_STRING_MAX, prog, insn);
+		/* len 0: a string that ends at its NUL (strstr, glob_match). */
+		return tpkit_filter_automaton(str, len ? len : TPKIT_FILTER_STRING_MAX,
+					      insn->op == TPKIT_FILTER_OP_STR_GLOB || len == 0, prog, insn);
 	}
 	return false;
 }
