@@ -3,7 +3,8 @@
 #ifndef TPKIT_TEST_FILTER_PROBE_H
 #define TPKIT_TEST_FILTER_PROBE_H
 
-#define FILTER_PROBE_RECORD_MAX 192
+/* PERF_MAX_TRACE_SIZE: a whole record, long __data_loc strings included. */
+#define FILTER_PROBE_RECORD_MAX 8192
 
 struct filter_probe_sample {
 	__u32 verdict;

@@ -63,8 +63,12 @@ struct EventKind {
     std::string system, event;
     std::uint32_t record_size;                              // bytes the probe sends
     std::function<void()> trigger;                          // causes the events
-    std::function<std::string(const Sample&)> sample_key;   // key of a BPF sample
+    std::function<std::string(const Sample&)> sample_key;   // key of a BPF sample, "" if not ours
     std::function<std::string(const std::string&)> line_key; // key of a trace line, "" if none
+    // The events happen in the test's children (exec), whose pids are not known in advance: the
+    // probe takes every process's events and the kernel's filter every process's, and sample_key
+    // and line_key keep the test's own.
+    bool any_process = false;
 };
 
 tpkit::EventFormat live_format(const std::string& system, const std::string& event)
@@ -197,6 +201,96 @@ EventKind fork_kind(const tpkit::EventFormat& format)
     return k;
 }
 
+// Paths of many lengths, each a symlink to /bin/true made under a directory of the test's own:
+// exec of each gives a sched_process_exec record whose __data_loc filename is that long. The
+// filler is "abcdefg" in 50-byte components, so that "wl", "qz" and "abxy" appear only in the
+// tails, at the end of the paths.
+class ExecPaths {
+public:
+    ExecPaths() : dir_("/tmp/tpkit-filter-exec-" + std::to_string(getpid()))
+    {
+        std::error_code ec;
+        fs::remove_all(dir_, ec); // left by an earlier run that crashed
+        struct Path {
+            std::size_t size;
+            std::string tail;
+        };
+        for (const Path& p : std::vector<Path>{{40, "/wlxy/true"},
+                                               {120, "/wlxy/true"},
+                                               {230, "/wlxy/true"},
+                                               {230, "/qzxy/tru3"},
+                                               {3000, "/wlxy/true"},
+                                               {3000, "/qzxy/tru3"},
+                                               {3000, "/wlqz/tru3"},
+                                               {3000, "/abxy/true"}}) {
+            std::string path = dir_.string() + "/";
+            // Components of 50 bytes, as NAME_MAX is 255.
+            while (path.size() + p.tail.size() < p.size)
+                path += path.size() % 50 == 49 ? '/' : char('a' + path.size() % 7);
+            path += p.tail;
+            fs::create_directories(fs::path(path).parent_path());
+            fs::create_symlink("/bin/true", path);
+            paths_.push_back(path);
+        }
+    }
+    ~ExecPaths()
+    {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+    ExecPaths(const ExecPaths&) = delete;
+    ExecPaths& operator=(const ExecPaths&) = delete;
+
+    const std::vector<std::string>& paths() const { return paths_; }
+    std::string dir() const { return dir_.string(); }
+
+private:
+    fs::path dir_;
+    std::vector<std::string> paths_;
+};
+
+EventKind exec_kind(const tpkit::EventFormat& format, const ExecPaths& exec)
+{
+    EventKind k;
+    k.system = "sched";
+    k.event = "sched_process_exec";
+    k.record_size = FILTER_PROBE_RECORD_MAX; // filenames of up to 3000 bytes
+    k.any_process = true;
+    std::vector<std::string> paths = exec.paths();
+    k.trigger = [paths] {
+        for (const auto& path : paths) {
+            pid_t child = fork();
+            if (child == 0) {
+                execl(path.c_str(), path.c_str(), static_cast<char*>(nullptr));
+                _exit(127);
+            }
+            int status = 0;
+            waitpid(child, &status, 0);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                ADD_FAILURE() << "exec of a " << path.size() << "-byte path failed";
+        }
+    };
+    const tpkit::Field* filename = format.field("filename");
+    std::string prefix = exec.dir() + "/";
+    k.sample_key = [=](const Sample& s) {
+        std::uint32_t loc = 0;
+        std::memcpy(&loc, s.record.data() + filename->offset, sizeof(loc));
+        std::size_t start = loc & 0xffff, len = loc >> 16;
+        if (len == 0 || start + len > s.record.size())
+            return std::string("(filename outside the record)");
+        std::string path(reinterpret_cast<const char*>(s.record.data() + start), len - 1);
+        return path.compare(0, prefix.size(), prefix) == 0 ? path : ""; // "": another process's
+    };
+    k.line_key = [prefix](const std::string& line) -> std::string {
+        static const std::regex re(R"(sched_process_exec: filename=(\S+) pid=)");
+        std::smatch m;
+        if (!std::regex_search(line, m, re) || m[1].str().compare(0, prefix.size(), prefix) != 0)
+            return ""; // another process's exec
+        return m[1].str();
+    };
+    return k;
+}
+
 using Probe = tpkit::Skeleton<filter_probe_bpf>;
 
 // Loads the probe with PROG, attaches it to the event, runs the trigger, returns every sample.
@@ -207,6 +301,7 @@ std::vector<Sample> run_probe(const EventKind& kind, const tpkit::FilterProgram&
     auto probe = Probe::open("filter_probe");
     probe->rodata->tpkit_filter = prog;
     probe->rodata->target_tgid = static_cast<__u32>(getpid());
+    probe->rodata->any_process = kind.any_process;
     probe->rodata->record_size = kind.record_size;
     probe.load();
     tpkit::Link link = tpkit::attach_tracepoint(probe->progs.filter_probe, kind.system, kind.event);
@@ -235,6 +330,8 @@ std::vector<Sample> run_probe(const EventKind& kind, const tpkit::FilterProgram&
     if (around_trigger_end)
         around_trigger_end();
     ring_buffer__consume(rb.get());
+    if (kind.any_process)
+        std::erase_if(samples, [&](const Sample& s) { return kind.sample_key(s).empty(); });
     return samples;
 }
 
@@ -512,7 +609,9 @@ Selection select_both_ways(TraceInstance& trace, const EventKind& kind,
 {
     Selection out;
     tpkit::FilterProgram prog = tpkit::compile_filter(expr, format);
-    std::string kernel_expr = "(" + expr + ") && common_pid == " + std::to_string(getpid());
+    std::string kernel_expr = kind.any_process
+                                  ? expr
+                                  : "(" + expr + ") && common_pid == " + std::to_string(getpid());
     std::string refused = trace.set_filter(kind.system, kind.event, kernel_expr);
     EXPECT_EQ(refused, "") << "the kernel refused: " << kernel_expr;
     auto samples = run_probe(
@@ -666,6 +765,44 @@ TEST(FilterLive, SelectsTheSameEventsAsTheKernelsFilter)
     // Most expressions select some but not all events: the comparison has teeth.
     EXPECT_GE(partial, expressions * 2 / 3);
     EXPECT_GE(nonempty, expressions - 3);
+}
+
+TEST(FilterLive, LongStringsAsTheKernelMatchesThem)
+{
+    // The kernel matches every byte of a string, however long: exec paths of up to 3000 bytes
+    // whose markers lie past byte 128, under patterns of each kind. (Longer paths would not fit
+    // in a page of ftrace's buffer, where the kernel's side of the comparison is read.)
+    TPKIT_REQUIRE_LIVE();
+    TraceInstance trace;
+    ExecPaths exec;
+    auto format = live_format("sched", "sched_process_exec");
+    const std::string front = "\"" + exec.paths()[0].substr(0, 31) + "\"";
+    const std::vector<std::string> exprs = {
+        "filename ~ \"*wl*\"",                   // MIDDLE: strnstr over the whole length
+        "filename ~ \"!*wl*\"",
+        "filename ~ \"*qz*\" && pid > 0",
+        "filename ~ \"/tmp/*wl?y/t*\"",          // a glob, to the NUL
+        "filename ~ \"*/[q]z[x-z]y/*\"",
+        "filename ~ \"*xy/tru3\"",               // END: the last bytes
+        "filename ~ \"*/true\" && !(filename ~ \"*/abxy/*\")",
+        "filename ~ \"/tmp/tpkit-filter-exec-*\"", // FRONT: the first bytes
+        "filename == " + front,                    // FULL: a prefix is not equal
+        "filename != " + front,
+        "filename ~ \"*wl*\" && filename ~ \"*qz*\" || filename ~ \"*abxy*\"",
+    };
+    int nonempty = 0, partial = 0;
+    auto kind = exec_kind(format, exec);
+    expect_same_selection(trace, kind, format, exprs, exec.paths().size(), nonempty, partial);
+    // All but FRONT, == and != (every path starts alike) select some paths and not others.
+    EXPECT_EQ(partial, int(exprs.size()) - 3);
+
+    // The reported case, in figures: 3 of the 5 paths with "wl" have it past byte 128.
+    Selection sel = select_both_ways(trace, kind, format, "filename ~ \"*wl*\"");
+    std::cout << "filename ~ \"*wl*\" on exec paths of 40 to 3000 bytes: kernel " << sel.kernel.size()
+              << ", tpkit BPF " << sel.bpf.size() << ", user space " << sel.user.size() << " of "
+              << sel.events << " events\n";
+    EXPECT_EQ(sel.kernel.size(), 5u);
+    EXPECT_EQ(sel.bpf, sel.kernel);
 }
 
 TEST(FilterLive, TheLargestProgramsPassTheVerifier)
