@@ -8,6 +8,7 @@
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
 #include <tpkit/tracefs.hpp>
 
 #include <fmt/core.h>
@@ -96,8 +97,7 @@ int main(int argc, char** argv)
         tpkit::tracefs_root();
 
         auto skel = tpkit::Skeleton<netrxlen_bpf>::open("netrxlen");
-        skel->rodata->tpkit_target_tgid = common.pid;
-        tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+        tpkit::apply_task_filters(*skel, common);
         skel->rodata->target_ifindex = ifindex;
         skel->rodata->target_netns = ifindex ? current_netns_inode() : 0;
         skel->rodata->per_dev = options.per_dev;

@@ -4,6 +4,7 @@
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpcount.skel.h"
 
@@ -150,8 +151,7 @@ int main(int argc, char** argv)
             auto skel = tpkit::Skeleton<tpcount_bpf>::open("tpcount");
             skel->rodata->tpkit_filter = plan.filter;
             skel->rodata->tpkit_config = plan.config;
-            skel->rodata->tpkit_target_tgid = common.pid;
-            tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+            tpkit::apply_task_filters(*skel, common);
             bpf_map__set_max_entries(skel->maps.totals, static_cast<std::uint32_t>(plans.size()));
             auto by_key = CountCollector::keyed_counts(*skel);
             if (key.source != TPKIT_KEY_NONE)

@@ -5,6 +5,7 @@
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tphist.skel.h"
 
@@ -190,8 +191,7 @@ int main(int argc, char** argv)
         auto skel = tpkit::Skeleton<tphist_bpf>::open("tphist");
         skel->rodata->tpkit_filter = plan.filter;
         skel->rodata->tpkit_config = plan.config;
-        skel->rodata->tpkit_target_tgid = common.pid;
-        tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+        tpkit::apply_task_filters(*skel, common);
         if (key.source != TPKIT_KEY_NONE)
             HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
         tpkit::raise_fd_limit_for(1, skel->obj);

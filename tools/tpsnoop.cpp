@@ -3,6 +3,7 @@
 #include <tpkit/decode.hpp>
 #include <tpkit/engine.hpp>
 #include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpsnoop.skel.h"
 
@@ -110,8 +111,7 @@ int main(int argc, char** argv)
             auto skel = tpkit::Skeleton<tpsnoop_bpf>::open("tpsnoop");
             skel->rodata->tpkit_filter = plan.filter;
             skel->rodata->tpkit_config = plan.config;
-            skel->rodata->tpkit_target_tgid = common.pid;
-            tpkit::copy_comm(common.comm, skel->rodata->tpkit_target_comm);
+            tpkit::apply_task_filters(*skel, common);
             tpkit::configure_transport(*skel, transport);
             if (!instances.empty()) {
                 auto first = tpkit::transport_maps(*instances.front());
