@@ -1,5 +1,6 @@
 #include "tool_run.hpp"
 
+#include <bpf/bpf.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -11,7 +12,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -372,5 +377,286 @@ bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::mil
     }
     return true;
 }
+
+std::vector<HeldProgram> programs_held_by(pid_t pid)
+{
+    // Program and link descriptors both say "prog_id:" in fdinfo.
+    std::set<std::uint32_t> ids;
+    std::error_code ec;
+    for (const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fdinfo", ec)) {
+        std::ifstream in(entry.path());
+        std::string key;
+        std::uint32_t id = 0;
+        while (in >> key) {
+            if (key == "prog_id:" && in >> id)
+                ids.insert(id);
+        }
+    }
+    std::vector<HeldProgram> held;
+    for (std::uint32_t id : ids) {
+        int fd = bpf_prog_get_fd_by_id(id);
+        if (fd < 0)
+            continue;
+        bpf_prog_info info{};
+        std::uint32_t len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+            held.push_back({id, info.name});
+        close(fd);
+    }
+    return held;
+}
+
+bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
+                                  std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        bool any = false;
+        for (const auto& p : programs) {
+            int fd = bpf_prog_get_fd_by_id(p.id);
+            if (fd >= 0) {
+                close(fd);
+                any = true;
+            } else if (errno != ENOENT) {
+                any = true; // cannot tell: keep asking
+            }
+        }
+        if (!any)
+            return true;
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+namespace {
+
+// A strict recursive-descent reader of RFC 8259 JSON: only says whether the text is valid.
+class JsonChecker {
+public:
+    explicit JsonChecker(const std::string& text) : s_(text) {}
+
+    std::string object_problem()
+    {
+        skip_space();
+        if (peek() != '{')
+            return fail("not an object");
+        if (!value(0))
+            return problem_;
+        skip_space();
+        if (i_ != s_.size())
+            return fail("text after the object");
+        return {};
+    }
+
+private:
+    static constexpr int max_depth = 64;
+
+    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+
+    std::string fail(const std::string& what)
+    {
+        if (problem_.empty())
+            problem_ = what + " at byte " + std::to_string(i_);
+        return problem_;
+    }
+    bool bad(const std::string& what)
+    {
+        fail(what);
+        return false;
+    }
+
+    void skip_space()
+    {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+            i_++;
+    }
+
+    bool literal(const char* word)
+    {
+        std::size_t n = std::strlen(word);
+        if (s_.compare(i_, n, word) != 0)
+            return bad("unexpected character");
+        i_ += n;
+        return true;
+    }
+
+    bool value(int depth)
+    {
+        if (depth > max_depth)
+            return bad("nested too deeply");
+        skip_space();
+        switch (peek()) {
+        case '{': return object(depth);
+        case '[': return array(depth);
+        case '"': {
+            std::string ignored;
+            return string(ignored);
+        }
+        case 't': return literal("true");
+        case 'f': return literal("false");
+        case 'n': return literal("null");
+        default: return number();
+        }
+    }
+
+    bool object(int depth)
+    {
+        i_++; // '{'
+        std::set<std::string> names;
+        skip_space();
+        if (peek() == '}') {
+            i_++;
+            return true;
+        }
+        for (;;) {
+            skip_space();
+            if (peek() != '"')
+                return bad("expected a member name");
+            std::string name;
+            if (!string(name))
+                return false;
+            if (!names.insert(name).second)
+                return bad("duplicate member \"" + name + "\"");
+            skip_space();
+            if (peek() != ':')
+                return bad("expected ':'");
+            i_++;
+            if (!value(depth + 1))
+                return false;
+            skip_space();
+            if (peek() == ',') {
+                i_++;
+                continue;
+            }
+            if (peek() == '}') {
+                i_++;
+                return true;
+            }
+            return bad("expected ',' or '}'");
+        }
+    }
+
+    bool array(int depth)
+    {
+        i_++; // '['
+        skip_space();
+        if (peek() == ']') {
+            i_++;
+            return true;
+        }
+        for (;;) {
+            if (!value(depth + 1))
+                return false;
+            skip_space();
+            if (peek() == ',') {
+                i_++;
+                continue;
+            }
+            if (peek() == ']') {
+                i_++;
+                return true;
+            }
+            return bad("expected ',' or ']'");
+        }
+    }
+
+    static bool hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+    // A string; `out` gets its raw bytes (escapes kept as written), enough to compare names.
+    bool string(std::string& out)
+    {
+        i_++; // '"'
+        for (;;) {
+            if (i_ >= s_.size())
+                return bad("unterminated string");
+            unsigned char c = static_cast<unsigned char>(s_[i_]);
+            if (c == '"') {
+                i_++;
+                return true;
+            }
+            if (c < 0x20)
+                return bad("control character in a string");
+            if (c == '\\') {
+                char e = i_ + 1 < s_.size() ? s_[i_ + 1] : '\0';
+                if (e == 'u') {
+                    if (i_ + 6 > s_.size() || !hex(s_[i_ + 2]) || !hex(s_[i_ + 3]) ||
+                        !hex(s_[i_ + 4]) || !hex(s_[i_ + 5]))
+                        return bad("bad \\u escape");
+                    out.append(s_, i_, 6);
+                    i_ += 6;
+                    continue;
+                }
+                if (!std::strchr("\"\\/bfnrt", e) || e == '\0')
+                    return bad("bad escape");
+                out.append(s_, i_, 2);
+                i_ += 2;
+                continue;
+            }
+            if (c < 0x80) {
+                out += static_cast<char>(c);
+                i_++;
+                continue;
+            }
+            // UTF-8: the length from the lead byte, no overlong forms, surrogates or > U+10FFFF.
+            int n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+            if (n == 0 || i_ + n > s_.size())
+                return bad("invalid UTF-8");
+            std::uint32_t cp = c & (0xff >> (n + 1));
+            for (int k = 1; k < n; k++) {
+                unsigned char b = static_cast<unsigned char>(s_[i_ + k]);
+                if ((b & 0xc0) != 0x80)
+                    return bad("invalid UTF-8");
+                cp = (cp << 6) | (b & 0x3f);
+            }
+            static constexpr std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+            if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                return bad("invalid UTF-8");
+            out.append(s_, i_, n);
+            i_ += n;
+        }
+    }
+
+    bool digits()
+    {
+        std::size_t start = i_;
+        while (std::isdigit(static_cast<unsigned char>(peek())))
+            i_++;
+        return i_ > start;
+    }
+
+    bool number()
+    {
+        if (peek() == '-')
+            i_++;
+        if (peek() == '0') {
+            i_++;
+        } else if (!std::isdigit(static_cast<unsigned char>(peek())) || !digits()) {
+            return bad("unexpected character");
+        }
+        if (peek() == '.') {
+            i_++;
+            if (!digits())
+                return bad("digits expected after '.'");
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            i_++;
+            if (peek() == '+' || peek() == '-')
+                i_++;
+            if (!digits())
+                return bad("digits expected in the exponent");
+        }
+        return true;
+    }
+
+    const std::string& s_;
+    std::size_t i_ = 0;
+    std::string problem_;
+};
+
+} // namespace
+
+std::string json_object_problem(const std::string& text) { return JsonChecker(text).object_problem(); }
 
 } // namespace tpkit::live

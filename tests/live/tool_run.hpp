@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -92,5 +93,26 @@ std::size_t count_loaded(const std::vector<std::string>& names);
 // `timeout`. The kernel frees a closed program after an RCU grace period, so "gone" may lag
 // the tool's exit a little.
 bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::milliseconds timeout);
+
+// A BPF program a process holds open (a program or link file descriptor), as the kernel names it.
+struct HeldProgram {
+    std::uint32_t id = 0;
+    std::string name;
+    bool operator==(const HeldProgram&) const = default;
+};
+
+// The programs `pid` holds now, by ID, each once. The kernel hands out IDs cyclically (one is
+// reused only after 2^31 more), so unlike names they tell one process's programs from another's
+// loading the same tool.
+std::vector<HeldProgram> programs_held_by(pid_t pid);
+
+// Waits until none of these programs is loaded (with the same RCU allowance as above); false if
+// some still are after `timeout`.
+bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
+                                  std::chrono::milliseconds timeout);
+
+// Empty when `text` is exactly one JSON object (RFC 8259, optional surrounding whitespace,
+// valid UTF-8, no duplicate member names), else what is wrong and at which byte.
+std::string json_object_problem(const std::string& text);
 
 } // namespace tpkit::live
