@@ -1,0 +1,612 @@
+// What every tool of TPKIT_TOOLS promises (README: help ending with examples, one-line errors
+// with the documented exit codes, clean ends, JSON lines), checked for each tool of the list so
+// that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
+// --cgroup), checked exactly through forksnoop.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <tpkit/tracefs.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <mntent.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <tuple>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+std::vector<std::string> all_tools()
+{
+    std::vector<std::string> tools;
+    std::stringstream list(TPKIT_TOOLS_LIST);
+    for (std::string name; std::getline(list, name, ',');)
+        if (!name.empty())
+            tools.push_back(name);
+    return tools;
+}
+
+enum class Kind {
+    generator, // writes files from formats and BTF: no BPF, no common options
+    lister,    // reads tracefs, prints, exits: no BPF
+    tracer,    // loads and attaches BPF programs, runs until stopped
+};
+
+// What the checks need to know of each tool. A tool added to TPKIT_TOOLS and not here fails
+// CrossTool/AnyTool.IsDescribed until it is added.
+struct ToolSpec {
+    std::string name;
+    Kind kind;
+    std::vector<std::string> minimal_args; // a valid run with nothing optional
+    std::vector<std::string> programs;     // its BPF programs then, named as the kernel keeps them
+    std::size_t links = 0;                 // BPF links it holds once attached
+    bool streaming = false;                // --json: one line per event, then {"lost_events":N}
+};
+
+const std::vector<ToolSpec> specs{
+    {"forksnoop", Kind::tracer, {}, {"fork_tp", "record_clone_fl"}, 2, true},
+    {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false},
+    {"tpgen", Kind::generator, {"sched:sched_process_fork"}, {}, 0, false},
+    {"tplist", Kind::lister, {}, {}, 0, false},
+    {"tpsnoop", Kind::tracer, {"sched:sched_process_fork"}, {"snoop_event"}, 1, true},
+    {"tpcount", Kind::tracer, {"sched:sched_process_fork"}, {"count_event"}, 1, false},
+    {"tphist", Kind::tracer, {"sched:sched_process_fork", "child_pid"}, {"hist_event"}, 1, false},
+};
+
+const ToolSpec* spec_of(const std::string& tool)
+{
+    for (const auto& s : specs)
+        if (s.name == tool)
+            return &s;
+    return nullptr;
+}
+
+// The tools whose kind is one of `kinds`, and those not described (their checks fail, saying so).
+std::vector<std::string> tools_of_kind(std::initializer_list<Kind> kinds)
+{
+    std::vector<std::string> out;
+    for (const auto& tool : all_tools()) {
+        const ToolSpec* s = spec_of(tool);
+        if (!s || std::find(kinds.begin(), kinds.end(), s->kind) != kinds.end())
+            out.push_back(tool);
+    }
+    return out;
+}
+
+std::string param_name(const testing::TestParamInfo<std::string>& info)
+{
+    std::string name = info.param;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+            c = '_';
+    return name;
+}
+
+std::vector<std::string> tool_argv(const ToolSpec& spec, std::vector<std::string> extra = {})
+{
+    std::vector<std::string> argv{tpkit::live::tool_path(spec.name)};
+    argv.insert(argv.end(), spec.minimal_args.begin(), spec.minimal_args.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+}
+
+std::size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+#define REQUIRE_SPEC(tool)                                                                       \
+    const ToolSpec* spec_ptr_ = spec_of(tool);                                                   \
+    ASSERT_NE(spec_ptr_, nullptr) << (tool) << " is not described in cross_tool_test.cpp's specs"; \
+    const ToolSpec& spec = *spec_ptr_
+
+// A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
+// getppid() and a UDP datagram received on the loopback.
+void make_some_events()
+{
+    tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
+    syscall(SYS_getppid);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        throw std::runtime_error("socket failed");
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+        sendto(fd, "tpkit", 5, 0, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 5) {
+        close(fd);
+        throw std::runtime_error("loopback datagram failed");
+    }
+    close(fd);
+}
+
+// Whether nobody, as ToolRun drops to it, can list `dir`.
+bool listable_as_nobody(const std::string& dir)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(2);
+        _exit(access(dir.c_str(), R_OK | X_OK) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::string cgroup2_mount()
+{
+    std::string where;
+    if (FILE* mounts = setmntent("/proc/self/mounts", "r")) {
+        while (mntent* m = getmntent(mounts))
+            if (std::strcmp(m->mnt_type, "cgroup2") == 0) {
+                where = m->mnt_dir;
+                break;
+            }
+        endmntent(mounts);
+    }
+    return where;
+}
+
+} // namespace
+
+// ---- every tool, tpgen included ----
+
+class AnyTool : public testing::TestWithParam<std::string> {};
+
+TEST_P(AnyTool, IsDescribed)
+{
+    EXPECT_NE(spec_of(GetParam()), nullptr)
+        << GetParam() << ": add its minimal arguments, BPF programs and links to specs";
+}
+
+TEST_P(AnyTool, HelpEndsWithExamples)
+{
+    ToolRun run({tpkit::live::tool_path(GetParam()), "--help"});
+    ASSERT_EQ(run.wait(10s), 0) << run.stderr_text();
+    EXPECT_EQ(run.stderr_text(), "");
+    std::vector<std::string> lines = run.lines();
+    while (!lines.empty() && lines.back().empty())
+        lines.pop_back();
+    auto heading = std::find(lines.rbegin(), lines.rend(), "EXAMPLES:");
+    ASSERT_NE(heading, lines.rend()) << "no EXAMPLES: heading";
+    // Below it: only examples (indented; the first one runs the tool), no other section.
+    auto first = heading.base();
+    ASSERT_NE(first, lines.end()) << "EXAMPLES: is empty";
+    EXPECT_EQ(first->rfind("  " + GetParam(), 0), 0u) << *first;
+    for (auto it = first; it != lines.end(); ++it)
+        EXPECT_TRUE(it->empty() || (*it)[0] == ' ') << "not an example line: " << *it;
+}
+
+TEST_P(AnyTool, UnknownFlagIsOneLineExitTwo)
+{
+    // Parsing comes before anything else: no privileges needed. After the required arguments,
+    // so that the flag is what is wrong (alone, CLI11 reports the missing argument first).
+    const ToolSpec* spec = spec_of(GetParam());
+    std::vector<std::string> argv{tpkit::live::tool_path(GetParam())};
+    if (spec)
+        argv.insert(argv.end(), spec->minimal_args.begin(), spec->minimal_args.end());
+    argv.push_back("--no-such-flag");
+    ToolRun run(argv);
+    EXPECT_EQ(run.wait(10s), 2) << run.stderr_text();
+    const std::string& err = run.stderr_text();
+    EXPECT_EQ(line_count(err), 1u) << err;
+    EXPECT_EQ(err.rfind(GetParam() + ": ", 0), 0u) << err;
+    EXPECT_NE(err.find("--no-such-flag"), std::string::npos) << err;
+    EXPECT_TRUE(run.lines().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(CrossTool, AnyTool, testing::ValuesIn(all_tools()), param_name);
+
+// ---- tools that read tracefs or load BPF ----
+
+class LiveTool : public testing::TestWithParam<std::string> {};
+
+TEST_P(LiveTool, WithoutPrivilegesExitThreeOneLine)
+{
+    TPKIT_REQUIRE_LIVE(); // root, to drop to nobody
+    REQUIRE_SPEC(GetParam());
+    ToolRun run(tool_argv(spec), "nobody");
+    int status = run.wait(20s);
+    const std::string& err = run.stderr_text();
+    if (spec.kind == Kind::lister &&
+        listable_as_nobody((tpkit::tracefs_root() / "events").string())) {
+        // Listing needs no privileges where tracefs is readable by all.
+        EXPECT_EQ(status, 0) << err;
+        EXPECT_EQ(err, "");
+        EXPECT_FALSE(run.lines().empty());
+        return;
+    }
+    EXPECT_EQ(status, 3) << err;
+    EXPECT_EQ(line_count(err), 1u) << err;
+    EXPECT_EQ(err.rfind(spec.name + ": ", 0), 0u) << err;
+    EXPECT_TRUE(run.lines().empty()) << run.lines().front();
+}
+
+TEST_P(LiveTool, JsonLinesAreObjects)
+{
+    TPKIT_REQUIRE_LIVE();
+    REQUIRE_SPEC(GetParam());
+    ToolRun run(tool_argv(spec, {"--json"}));
+    int status;
+    if (spec.links) {
+        ASSERT_TRUE(run.wait_until_attached(spec.links, 20s)) << run.stderr_text();
+        make_some_events();
+        status = run.stop(SIGINT);
+    } else {
+        status = run.wait(20s);
+    }
+    ASSERT_EQ(status, 0) << run.stderr_text();
+    EXPECT_EQ(run.stderr_text(), "");
+    const auto& lines = run.lines();
+    ASSERT_FALSE(lines.empty());
+    EXPECT_FALSE(run.ended_mid_line());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < lines.size() && bad < 5; i++) {
+        std::string problem = tpkit::live::json_object_problem(lines[i]);
+        if (!problem.empty())
+            bad++;
+        EXPECT_EQ(problem, "") << "line " << i + 1 << ": " << lines[i];
+    }
+    if (spec.streaming) {
+        ASSERT_GE(lines.size(), 2u) << "no event line";
+        EXPECT_TRUE(std::regex_match(lines.back(), std::regex(R"(\{"lost_events":[0-9]+\})")))
+            << lines.back();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(CrossTool, LiveTool,
+                         testing::ValuesIn(tools_of_kind({Kind::lister, Kind::tracer})), param_name);
+
+// ---- tools that attach BPF programs ----
+
+class TracingTool : public testing::TestWithParam<std::string> {
+protected:
+    // Runs the tool with its minimal arguments (and -d 0.5 when sig is 0) until attached, ends it
+    // with sig (or lets the duration expire): exit 0, and the programs it held are unloaded.
+    void expect_clean_end(int sig)
+    {
+        TPKIT_REQUIRE_LIVE();
+        REQUIRE_SPEC(GetParam());
+        ToolRun run(tool_argv(spec, sig ? std::vector<std::string>{}
+                                         : std::vector<std::string>{"-d", "0.5"}));
+        ASSERT_TRUE(run.wait_until_attached(spec.links, 20s)) << run.stderr_text();
+        // By ID: someone else may be running the same tool, with programs of the same names.
+        auto held = tpkit::live::programs_held_by(run.pid());
+        std::vector<std::string> names;
+        for (const auto& p : held)
+            names.push_back(p.name);
+        std::sort(names.begin(), names.end());
+        auto expected = spec.programs;
+        std::sort(expected.begin(), expected.end());
+        EXPECT_EQ(names, expected);
+        int status = sig ? run.stop(sig) : run.wait(10s);
+        EXPECT_EQ(status, 0) << run.stderr_text();
+        EXPECT_EQ(run.stderr_text(), "");
+        EXPECT_TRUE(tpkit::live::wait_until_programs_unloaded(held, 3s)) << "programs left loaded";
+    }
+};
+
+TEST_P(TracingTool, SigintDetachesUnloadsExitsZero) { expect_clean_end(SIGINT); }
+
+TEST_P(TracingTool, SigtermDetachesUnloadsExitsZero) { expect_clean_end(SIGTERM); }
+
+TEST_P(TracingTool, DurationDetachesUnloadsExitsZero) { expect_clean_end(0); }
+
+TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
+{
+    TPKIT_REQUIRE_LIVE();
+    REQUIRE_SPEC(GetParam());
+    const std::string mount = cgroup2_mount();
+    ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "-d", "5"}));
+    EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
+    EXPECT_EQ(run.stderr_text(),
+              spec.name + ": --cgroup /tmp: not a cgroup v2 directory (" +
+                  (mount.empty() ? "cgroup v2 is not mounted" : "cgroup v2 is mounted at " + mount) +
+                  ")\n");
+    EXPECT_TRUE(run.lines().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(CrossTool, TracingTool, testing::ValuesIn(tools_of_kind({Kind::tracer})),
+                         param_name);
+
+// ---- the task filters, exactly, through forksnoop ----
+
+namespace {
+
+// A process that forks on request from its main thread and from a second thread, and reports
+// each child's PID; `prepare` runs in it first (setuid, ...). Children exit at once.
+class Forker {
+public:
+    struct Children {
+        std::set<pid_t> by_main, by_second;
+    };
+
+    explicit Forker(const std::function<void()>& prepare = {})
+    {
+        int go[2], report[2];
+        if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0)
+            throw std::runtime_error("pipe failed");
+        pid_ = fork();
+        if (pid_ < 0)
+            throw std::runtime_error("fork failed");
+        if (pid_ == 0) {
+            close(go[1]);
+            close(report[0]);
+            run(go[0], report[1], prepare);
+        }
+        close(go[0]);
+        close(report[1]);
+        go_fd_ = go[1];
+        report_fd_ = report[0];
+        Record r{};
+        if (read(report_fd_, &r, sizeof(r)) != sizeof(r) || r.tag != second_thread) {
+            close(go_fd_);
+            close(report_fd_);
+            int status = 0;
+            waitpid(pid_, &status, 0);
+            throw std::runtime_error("forker failed to start, status " + std::to_string(status));
+        }
+        second_tid_ = r.id;
+    }
+
+    ~Forker()
+    {
+        if (go_fd_ >= 0)
+            close(go_fd_);
+        close(report_fd_);
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    pid_t pid() const { return pid_; }
+    pid_t second_tid() const { return second_tid_; }
+
+    // The main thread forks `by_main` children, then the second thread `by_second`; then the
+    // forker exits.
+    Children fork_children(int by_main, int by_second)
+    {
+        int counts[2] = {by_main, by_second};
+        if (write(go_fd_, counts, sizeof(counts)) != sizeof(counts))
+            throw std::runtime_error("forker gone");
+        close(go_fd_);
+        go_fd_ = -1;
+        Children children;
+        Record r{};
+        while (read(report_fd_, &r, sizeof(r)) == sizeof(r))
+            (r.tag == main_thread ? children.by_main : children.by_second).insert(r.id);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        reaped_ = true;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error("forker failed");
+        return children;
+    }
+
+private:
+    enum Tag : std::int32_t { main_thread, second_thread };
+    struct Record {
+        std::int32_t tag;
+        pid_t id;
+    };
+
+    struct Shared {
+        int report_fd;
+        int wake[2];
+    };
+
+    static void send(int fd, Tag tag, pid_t id)
+    {
+        Record r{tag, id};
+        if (write(fd, &r, sizeof(r)) != sizeof(r))
+            _exit(3);
+    }
+
+    static void fork_and_report(int fd, Tag tag, int n)
+    {
+        for (int i = 0; i < n; i++) {
+            pid_t child = fork();
+            if (child == 0)
+                _exit(0);
+            if (child < 0)
+                _exit(4);
+            send(fd, tag, child);
+            waitpid(child, nullptr, 0);
+        }
+    }
+
+    static void* second(void* arg)
+    {
+        auto* shared = static_cast<Shared*>(arg);
+        send(shared->report_fd, second_thread, static_cast<pid_t>(syscall(SYS_gettid)));
+        int n = 0;
+        if (read(shared->wake[0], &n, sizeof(n)) != sizeof(n))
+            _exit(5);
+        fork_and_report(shared->report_fd, second_thread, n);
+        return nullptr;
+    }
+
+    [[noreturn]] static void run(int go_fd, int report_fd, const std::function<void()>& prepare)
+    {
+        prctl(PR_SET_NAME, "tpk-forker", 0, 0, 0);
+        if (prepare)
+            prepare();
+        Shared shared{report_fd, {}};
+        pthread_t thread;
+        if (pipe(shared.wake) != 0 || pthread_create(&thread, nullptr, second, &shared) != 0)
+            _exit(6);
+        int counts[2];
+        if (read(go_fd, counts, sizeof(counts)) != sizeof(counts))
+            _exit(7);
+        fork_and_report(report_fd, main_thread, counts[0]);
+        if (write(shared.wake[1], &counts[1], sizeof(int)) != sizeof(int))
+            _exit(8);
+        pthread_join(thread, nullptr);
+        _exit(0);
+    }
+
+    pid_t pid_ = -1;
+    pid_t second_tid_ = -1;
+    int go_fd_ = -1;
+    int report_fd_ = -1;
+    bool reaped_ = false;
+};
+
+// One fork as forksnoop --json reports it.
+struct Fork {
+    pid_t parent_pid, parent_tid, child_pid;
+    std::string kind;
+    auto operator<=>(const Fork&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Fork& f)
+{
+    return os << "{" << f.parent_pid << "/" << f.parent_tid << " -> " << f.child_pid << " "
+              << f.kind << "}";
+}
+
+std::set<Fork> forks_of(const ToolRun& tool)
+{
+    std::set<Fork> forks;
+    for (const auto& line : tool.lines()) {
+        auto e = tpkit::live::parse_flat_json(line);
+        if (!e.count("child_pid"))
+            continue;
+        forks.insert({std::stoi(e["parent_pid"]), std::stoi(e["parent_tid"]),
+                      std::stoi(e["child_pid"]), e["kind"]});
+    }
+    return forks;
+}
+
+std::set<Fork> expected_forks(pid_t parent, pid_t tid, const std::set<pid_t>& children)
+{
+    std::set<Fork> forks;
+    for (pid_t child : children)
+        forks.insert({parent, tid, child, "process"});
+    return forks;
+}
+
+// forksnoop --json with these options, attached.
+std::unique_ptr<ToolRun> forksnoop(std::vector<std::string> options)
+{
+    options.insert(options.begin(), {tpkit::live::tool_path("forksnoop"), "--json"});
+    auto tool = std::make_unique<ToolRun>(options);
+    // Its two links (sched_process_fork, and task_newtask for the clone flags).
+    if (!tool->wait_until_attached(2, 20s))
+        ADD_FAILURE() << "forksnoop did not attach: " << tool->stderr_text();
+    return tool;
+}
+
+// A cgroup v2 directory for one test, removed afterwards (its processes must be gone by then).
+class TempCgroup {
+public:
+    TempCgroup()
+    {
+        std::string mount = cgroup2_mount();
+        if (mount.empty())
+            return;
+        path_ = mount + "/tpkit-test-" + std::to_string(getpid());
+        if (mkdir(path_.c_str(), 0755) != 0)
+            throw std::runtime_error("mkdir " + path_ + ": " + std::strerror(errno));
+    }
+    ~TempCgroup()
+    {
+        if (path_.empty())
+            return;
+        // A dead task leaves its cgroup a moment after it is reaped.
+        for (int i = 0; i < 200 && rmdir(path_.c_str()) != 0 && errno == EBUSY; i++)
+            std::this_thread::sleep_for(10ms);
+    }
+    TempCgroup(const TempCgroup&) = delete;
+    TempCgroup& operator=(const TempCgroup&) = delete;
+
+    const std::string& path() const { return path_; }
+
+    void add(pid_t pid) const
+    {
+        std::ofstream procs(path_ + "/cgroup.procs");
+        procs << pid << std::flush;
+        if (!procs)
+            throw std::runtime_error("cannot move " + std::to_string(pid) + " into " + path_);
+    }
+
+private:
+    std::string path_;
+};
+
+} // namespace
+
+TEST(TaskFilterOptions, TidKeepsOnlyThatThreadsForks)
+{
+    TPKIT_REQUIRE_LIVE();
+    Forker forker;
+    auto tool = forksnoop({"-t", std::to_string(forker.second_tid())});
+    auto children = forker.fork_children(3, 4);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+    // Nothing else on the system runs as that thread: the whole output is known.
+    EXPECT_EQ(forks_of(*tool), expected_forks(forker.pid(), forker.second_tid(), children.by_second));
+}
+
+TEST(TaskFilterOptions, UidKeepsOnlyThatUsersForks)
+{
+    TPKIT_REQUIRE_LIVE();
+    Forker as_root;
+    Forker as_nobody([] {
+        if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(9);
+    });
+    auto tool = forksnoop({"-u", "65534"});
+    auto root_children = as_root.fork_children(3, 0);
+    auto nobody_children = as_nobody.fork_children(3, 2);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+    // Other processes may run as nobody meanwhile: only forks by ours (or by this test, which
+    // made them as root) are known.
+    std::set<Fork> ours;
+    for (const auto& f : forks_of(*tool))
+        if (f.parent_pid == as_root.pid() || f.parent_pid == as_nobody.pid() ||
+            f.parent_pid == getpid())
+            ours.insert(f);
+    auto expected = expected_forks(as_nobody.pid(), as_nobody.pid(), nobody_children.by_main);
+    expected.merge(expected_forks(as_nobody.pid(), as_nobody.second_tid(), nobody_children.by_second));
+    EXPECT_EQ(ours, expected);
+}
+
+TEST(TaskFilterOptions, CgroupKeepsOnlyForksMadeInIt)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempCgroup cgroup;
+    if (cgroup.path().empty())
+        GTEST_SKIP() << "cgroup v2 is not mounted";
+    Forker outside;
+    Forker inside;
+    cgroup.add(inside.pid());
+    auto tool = forksnoop({"--cgroup", cgroup.path()});
+    auto outside_children = outside.fork_children(3, 1);
+    auto inside_children = inside.fork_children(3, 2);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+    // Only the inside forker ever ran in the new cgroup: the whole output is known.
+    auto expected = expected_forks(inside.pid(), inside.pid(), inside_children.by_main);
+    expected.merge(expected_forks(inside.pid(), inside.second_tid(), inside_children.by_second));
+    EXPECT_EQ(forks_of(*tool), expected);
+}
