@@ -125,13 +125,11 @@ void expect_read_histogram(const std::vector<std::string>& args, bool filter_by_
     argv.insert(argv.end(), args.begin(), args.end());
     ToolRun tool(argv);
 
-    bool live = false;
     const std::string marker = "\"low\":" + std::to_string(marker_low) + ",";
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
-        reader.read(3000, 1);
-        live = tool.wait_for_line([&](const std::string& l) { return has(l, marker); }, 300ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    ASSERT_TRUE(tpkit::live::poke_until_line(
+        tool, [&] { reader.read(3000, 1); }, [&](const std::string& l) { return has(l, marker); },
+        50, 300ms))
+        << tool.stderr_text();
     reader.read(0, 2);
     reader.read(1, 3);
     reader.read(100, 5);
@@ -171,13 +169,10 @@ TEST(TphistLive, ByCommKeysTheHistogram)
     Reader reader;
     ToolRun tool({tpkit::live::tool_path("tphist"), "syscalls:sys_enter_read", "count", "--json",
                   "0.1", "--by", "comm", "--filter", "fd == 100"});
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
-        reader.read(3000, 1);
-        live = tool.wait_for_line([](const std::string& l) { return has(l, "\"key\":\"tpkit-reader\""); },
-                                  300ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    ASSERT_TRUE(tpkit::live::poke_until_line(
+        tool, [&] { reader.read(3000, 1); },
+        [](const std::string& l) { return has(l, "\"key\":\"tpkit-reader\""); }, 50, 300ms))
+        << tool.stderr_text();
     reader.read(100, 4);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::uint64_t in_64 = 0;
@@ -205,14 +200,15 @@ CountedForks count_forks(const std::string& by)
 {
     ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_process_fork", "--by", by, "--json",
                   "0.1"});
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+    std::string expect;
+    auto mark = [&] {
         auto marker = tpkit::live::run_fork_batch("tpkit-mark", 1, 0);
-        std::string expect = by == "comm" ? "\"comm\":\"tpkit-mark\""
-                                          : "\"parent_pid\":" + std::to_string(marker.forker) + ",";
-        live = tool.wait_for_line([&](const std::string& l) { return has(l, expect); }, 300ms);
-    }
-    EXPECT_TRUE(live) << tool.stderr_text();
+        expect = by == "comm" ? "\"comm\":\"tpkit-mark\""
+                              : "\"parent_pid\":" + std::to_string(marker.forker) + ",";
+    };
+    EXPECT_TRUE(tpkit::live::poke_until_line(
+        tool, mark, [&](const std::string& l) { return has(l, expect); }, 50, 300ms))
+        << tool.stderr_text();
     CountedForks result;
     result.batch = tpkit::live::run_fork_batch("tpkit-count", 7, 3);
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
@@ -254,12 +250,10 @@ TEST(TpcountLive, TotalsOfSeveralEvents)
     Reader reader;
     ToolRun tool({tpkit::live::tool_path("tpcount"), "syscalls:sys_enter_read", "syscalls:sys_enter_lseek",
                   "-p", std::to_string(reader.pid()), "--filter", "fd == 100", "--json", "0.1"});
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
-        reader.read(1, 1);
-        live = tool.wait_for_line([](const std::string& l) { return has(l, "sys_enter_read"); }, 300ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    ASSERT_TRUE(tpkit::live::poke_until_line(
+        tool, [&] { reader.read(1, 1); },
+        [](const std::string& l) { return has(l, "sys_enter_read"); }, 50, 300ms))
+        << tool.stderr_text();
     auto before = tool.lines().size();
     reader.read(1, 9);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
@@ -282,12 +276,10 @@ snoop_forks(std::vector<std::string> args, const std::string& comm, const std::s
     std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "sched:sched_process_fork"};
     argv.insert(argv.end(), args.begin(), args.end());
     ToolRun tool(argv);
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
-        tpkit::live::run_fork_batch(marker, 1, 0);
-        live = tool.wait_for_line([&](const std::string& l) { return has(l, marker); }, 300ms);
-    }
-    EXPECT_TRUE(live) << tool.stderr_text();
+    EXPECT_TRUE(tpkit::live::poke_until_line(
+        tool, [&] { tpkit::live::run_fork_batch(marker, 1, 0); },
+        [&](const std::string& l) { return has(l, marker); }, 50, 300ms))
+        << tool.stderr_text();
     auto batch = tpkit::live::run_fork_batch(comm, 3, 0);
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     return {tool.lines(), batch};
@@ -383,13 +375,13 @@ TEST(TpsnoopLive, DecodesSyscallArguments)
     ToolRun tool({tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_read", "--json", "-p",
                   std::to_string(reader.pid()), "--filter", "fd == 100 && count != 3000"});
     // Markers of 2999 bytes pass; the filter keeps 3000 out.
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
+    auto mark = [&] {
         reader.read(3000, 1);
         reader.read(2999, 1);
-        live = tool.wait_for_line([](const std::string& l) { return has(l, "\"count\":2999"); }, 300ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    };
+    ASSERT_TRUE(tpkit::live::poke_until_line(
+        tool, mark, [](const std::string& l) { return has(l, "\"count\":2999"); }, 50, 300ms))
+        << tool.stderr_text();
     reader.read(12345, 2);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     int found = 0;

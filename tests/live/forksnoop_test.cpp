@@ -21,20 +21,21 @@ namespace {
 constexpr int children = 50;
 constexpr int threads = 5;
 
-// Runs marker forks until the tool shows one: the tool is attached and reading.
+// Runs marker forks by a process named `comm` until the tool shows one: the tool is attached
+// and reading.
+bool shows_marker_fork(ToolRun& tool, const std::string& comm)
+{
+    std::string pid;
+    return tpkit::live::poke_until_line(
+        tool, [&] { pid = std::to_string(tpkit::live::run_fork_batch(comm, 1, 0).children.at(0)); },
+        [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["child_pid"] == pid; },
+        100, 100ms);
+}
+
 void wait_until_live(ToolRun& tool)
 {
-    for (int attempt = 0; attempt < 100; attempt++) {
-        ForkBatch marker = tpkit::live::run_fork_batch("tpk-marker", 1, 0);
-        std::string pid = std::to_string(marker.children.at(0));
-        if (tool.wait_for_line(
-                [&](const std::string& l) {
-                    return tpkit::live::parse_flat_json(l)["child_pid"] == pid;
-                },
-                100ms))
-            return;
-    }
-    FAIL() << "forksnoop never showed a marker fork; stderr: " << tool.stderr_text();
+    if (!shows_marker_fork(tool, "tpk-marker"))
+        FAIL() << "forksnoop never showed a marker fork; stderr: " << tool.stderr_text();
 }
 
 struct Seen {
@@ -103,15 +104,7 @@ TEST(ForksnoopLive, CommFilterKeepsOnlyThatParent)
     TPKIT_REQUIRE_LIVE();
     ToolRun tool({tpkit::live::tool_path("forksnoop"), "--json", "--comm", "tpk-wanted"});
     // Handshake through the filter: forks by tpk-wanted show up once attached.
-    bool live = false;
-    for (int attempt = 0; attempt < 100 && !live; attempt++) {
-        ForkBatch marker = tpkit::live::run_fork_batch("tpk-wanted", 1, 0);
-        std::string pid = std::to_string(marker.children.at(0));
-        live = tool.wait_for_line(
-            [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["child_pid"] == pid; },
-            100ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    ASSERT_TRUE(shows_marker_fork(tool, "tpk-wanted")) << tool.stderr_text();
     ForkBatch other = tpkit::live::run_fork_batch("tpk-other", 10, 0);
     ForkBatch wanted = tpkit::live::run_fork_batch("tpk-wanted", 10, 0);
     ASSERT_EQ(tool.stop(SIGTERM), 0) << tool.stderr_text();

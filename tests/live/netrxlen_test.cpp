@@ -141,13 +141,11 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
     ToolRun tool(argv);
 
     // Handshake: marker datagrams until a histogram shows one.
-    bool live = false;
-    for (int attempt = 0; attempt < 50 && !live; attempt++) {
-        ns.send_datagrams(marker_payload, 1);
-        live = tool.wait_for_line(
-            [](const std::string& l) { return l.find("\"low\":1024") != std::string::npos; }, 300ms);
-    }
-    ASSERT_TRUE(live) << tool.stderr_text();
+    ASSERT_TRUE(tpkit::live::poke_until_line(
+        tool, [&] { ns.send_datagrams(marker_payload, 1); },
+        [](const std::string& l) { return l.find("\"low\":1024") != std::string::npos; }, 50,
+        300ms))
+        << tool.stderr_text();
 
     // IP lengths 38, 60, 128, 200, 328: buckets [32,63] x(7+5), [128,255] x(11+3), [256,511] x13
     ns.send_datagrams(10, 7);

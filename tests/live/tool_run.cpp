@@ -659,4 +659,16 @@ private:
 
 std::string json_object_problem(const std::string& text) { return JsonChecker(text).object_problem(); }
 
+bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
+                     const std::function<bool(const std::string&)>& pred, int attempts,
+                     std::chrono::milliseconds each)
+{
+    for (int attempt = 0; attempt < attempts; attempt++) {
+        poke();
+        if (tool.wait_for_line(pred, each))
+            return true;
+    }
+    return false;
+}
+
 } // namespace tpkit::live

@@ -115,4 +115,10 @@ bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
 // valid UTF-8, no duplicate member names), else what is wrong and at which byte.
 std::string json_object_problem(const std::string& text);
 
+// Calls poke() and waits up to `each` for a line satisfying pred, up to `attempts` times: a
+// handshake through the tool's own output that it is attached and its output is read.
+bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
+                     const std::function<bool(const std::string&)>& pred, int attempts,
+                     std::chrono::milliseconds each);
+
 } // namespace tpkit::live
