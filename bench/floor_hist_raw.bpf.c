@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Floor: the same histogram through the raw tracepoint sys_enter, which fires for every
 // syscall: keep read() by its number, take count from the saved registers.
 #include "vmlinux.h"
@@ -6,7 +7,7 @@
 #include <bpf/bpf_tracing.h>
 #include <tpkit/hist.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #if defined(__TARGET_ARCH_x86)
 #define NR_READ 0

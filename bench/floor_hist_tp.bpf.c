@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Floor: the least a log2 histogram of read() sizes costs on the classic tracepoint
 // syscalls:sys_enter_read: one fixed-offset field load, the slot, one per-CPU increment.
 #include "vmlinux.h" /* types only: the structs used here carry no CO-RE relocations */
@@ -5,7 +6,7 @@
 #include <tpkit/hist.h>
 #include "floor_sys_enter.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Floor: the least streaming read() events costs (see floor_stream.bpf.h).
 #include "vmlinux.h" /* types only: the structs used here carry no CO-RE relocations */
 #include "floor_stream.bpf.h"

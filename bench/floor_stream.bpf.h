@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The floor streamers' common part: a 40-byte event through a BPF ring buffer, waking the reader
  * for every event or never (the reader then consumes on a timer), or through a perf buffer;
  * optionally only one process, like a tool's -p. */

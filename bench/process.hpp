@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Processes the benchmark runs and watches: spawned with their output in memory files, reaped
 // with their resource usage, and (for tracers) waited on until their BPF programs are attached.
 #pragma once

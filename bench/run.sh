@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Runs the benchmarks: builds what is missing, installs the comparators (bpftrace, libbpf-tools,
 # perf) for a full run, then prints the tables and writes <build>/bench/results.json.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 /* Loader of the floor programs: the least a libbpf tool can do around them.
  *
  *   tpbench-floor hist-tp|hist-raw -d SECONDS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 /* The traced workload of the benchmarks: N read() calls of 1..4096 bytes from /dev/zero, or N
  * fork()+exit+wait, timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
  * own before the measured loop), so a tracer attached in between sees exactly N events from this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpbench: tpkit side by side with hand-written libbpf floors, bpftrace, libbpf-tools and perf.
 //
 // Every comparison runs in one invocation, interleaved (the order rotates every round), several

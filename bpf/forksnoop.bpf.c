@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
 // tracepoint reading the parent and child task_struct with CO-RE (--raw).
 #include "vmlinux.h"
@@ -8,7 +9,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/sched.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define CLONE_THREAD 0x00010000
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* forksnoop's event, shared by its BPF program and user space (installed for embedders as
  * <tpkit/tools/forksnoop.h>): largest fields first. */
 #ifndef TPKIT_FORKSNOOP_H

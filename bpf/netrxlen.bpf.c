@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // A log2 histogram of received packet lengths, from net:netif_receive_skb or net:netif_rx
 // (one event class, net_dev_template); the tracepoint is chosen at run time.
 #include "vmlinux.h"
@@ -9,7 +10,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/net.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* A device name means something only inside a network namespace: --dev gives both. */
 const volatile __u32 target_ifindex = 0;

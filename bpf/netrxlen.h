@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* netrxlen's histogram key, shared by its BPF program and user space (installed for embedders
  * as <tpkit/tools/netrxlen.h>). */
 #ifndef TPKIT_NETRXLEN_H

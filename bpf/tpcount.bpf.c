@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // tpcount's engine: counts the events of one tracepoint chosen at run time, in total or by a
 // --by key. One instance per event; the instances share their maps.
 #include "vmlinux.h"
@@ -6,7 +7,7 @@
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Without --by: one cumulative counter per event index (user space prints differences). */
 struct {

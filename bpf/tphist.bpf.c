@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // tphist's engine: a histogram of one integer field of a tracepoint chosen at run time, log2,
 // log-linear or linear, in total or by a --by key.
 #include "vmlinux.h"
@@ -7,7 +8,7 @@
 #include <tpkit/hist.h>
 #include <tpkit/task.bpf.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Without --by: one cumulative histogram (user space prints differences); only the map of the
  * chosen layout is used, the others stay at one small entry. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // tpsnoop's engine: sends each event of one tracepoint chosen at run time, raw, with who and
 // when; user space decodes it from the format. One instance per event; they share the transport.
 #include "vmlinux.h"
@@ -7,7 +8,7 @@
 #include <tpkit/filter.bpf.h>
 #include <tpkit/task.bpf.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 const volatile struct tpkit_engine_config tpkit_config = {};

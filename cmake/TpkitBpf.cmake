@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # tpkit_bpf_skeleton(<name> SOURCE <file.bpf.c> [INCLUDES dir...] [DEPENDS file...])
 #
 # Compiles one BPF C file with clang for the BPF target and turns the object into a libbpf

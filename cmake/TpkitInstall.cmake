@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # `cmake --install`: the tools, libtpkit with its public headers, the BPF helper headers,
 # vmlinux.h, the skeletons of tpkit's own BPF programs, and the CMake package that lets other
 # projects write `find_package(tpkit 0.1 REQUIRED)` (see docs/embedding.md).

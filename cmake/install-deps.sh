@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Installs what building, testing and benchmarking tpkit needs on Debian 12.
 # Does nothing (and needs no network) when every package is already present.
 #   cmake/install-deps.sh                 build and test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen: record structs and field getters for tracepoint contexts, from format files + BTF.
 #include "tpkit/tpgen.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Where tpgen reads format files from: live tracefs, a directory, or a tarball.
 #include "tpkit/error.hpp"
 #include "tpkit/tpgen.hpp"

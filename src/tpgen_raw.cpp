@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen --raw: typed arguments of raw tracepoints, from the BTF typedef btf_trace_<event>.
 #include "tpkit/error.hpp"
 #include "tpkit/tpgen.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // forksnoop: every fork as it happens, from sched:sched_process_fork.
 #include "forksnoop.h"
 #include "forksnoop.skel.h"

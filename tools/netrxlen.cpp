@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // netrxlen: a histogram of received packet lengths, counted in the kernel.
 #include "netrxlen.h"
 #include "netrxlen.skel.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpcount: counts the events of any tracepoints in the kernel, in total or by a key.
 #include <tpkit/cli.hpp>
 #include <tpkit/engine.hpp>

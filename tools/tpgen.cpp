@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen: C headers of tracepoint contexts for BPF programs, from the kernel's format files.
 #include <tpkit/btf.hpp>
 #include <tpkit/cli.hpp>

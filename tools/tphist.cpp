@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tphist: an in-kernel histogram of one integer field of any tracepoint, no compiler needed.
 #include <tpkit/cli.hpp>
 #include <tpkit/engine.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tplist: the tracepoints of this kernel, optionally with their fields.
 #include <tpkit/cli.hpp>
 #include <tpkit/engine.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop: prints the events of any tracepoints as they happen, decoded from their format.
 #include <tpkit/cli.hpp>
 #include <tpkit/decode.hpp>

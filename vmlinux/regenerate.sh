@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Regenerates vmlinux/<arch>/vmlinux.h from a kernel's BTF.
 #   vmlinux/regenerate.sh [BTF_FILE] [ARCH]
 # BTF_FILE defaults to the running kernel's /sys/kernel/btf/vmlinux (a .gz file is accepted);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // forkwatch: a callback per fork, from tpkit's forksnoop skeleton, until Ctrl-C.
 #include "forksnoop.skel.h"
 

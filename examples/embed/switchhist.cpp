@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // switchhist: an embedder's own BPF program, loaded and read through tpkit until Ctrl-C.
 #include "switchhist.skel.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Read-only lookups in a kernel's BTF: the tracepoint record structs (trace_event_raw_*), the
 // raw tracepoint prototypes (btf_trace_* typedefs, __bpf_trace_* functions) and C type names.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Command-line conventions shared by every tool (CLI11): the same flags mean the same thing
 // everywhere, errors are one line with a documented exit code, --help ends with EXAMPLES.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A streaming tool's output, declared once per event type: every column has its heading and
 // width in the text table and its key in the JSON object, and the header line, the text rows
 // and the JSON objects are all rendered from that one list.

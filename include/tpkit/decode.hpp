@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Decoding raw tracepoint records in user space from the event's format (tpsnoop): integers by
 // size and signedness, pointers in hex, strings from char[N] and __data_loc/__rel_loc char[],
 // arrays element by element, anything else as hex bytes.

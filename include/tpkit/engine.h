@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Configuration and records shared by the generic engines (bpf/tpsnoop.bpf.c, bpf/tpcount.bpf.c,
  * bpf/tphist.bpf.c) and user space (src/engine.cpp, src/decode.cpp). Plain C, fixed-width types,
  * largest fields first, no padding holes.

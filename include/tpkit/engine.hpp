@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Configuring the generic engines (tpsnoop, tpcount, tphist) for tracepoints chosen at run time:
 // events found by name or glob, their fields resolved from the live format into the rodata of
 // include/tpkit/engine.h, and --by keys turned back into text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Errors and exit codes shared by every tpkit tool and by the library.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Event filters in the kernel's grammar (Documentation/trace/events.rst, section 5), compiled
 // for the BPF evaluator in bpf/include/tpkit/filter.bpf.h.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The tracefs `format` file of an event: its fields and print format.
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Histogram slots shared by BPF programs and user space: plain C, fixed-width types, no BPF
  * helpers. BPF programs compute a value's slot with these functions, and the unit tests run the
  * very same functions, so the bucket math is tested where it is defined.

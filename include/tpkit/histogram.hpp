@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Histograms read back from BPF maps: the buckets as data (for bars, JSON and exporters),
 // percentile estimates, and bcc-style text.
 #pragma once

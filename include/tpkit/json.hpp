@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A small writer for one-JSON-object-per-line output (--json in every tool).
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Sizes shared by BPF programs and user space, one definition each. Plain C. */
 #ifndef TPKIT_LIMITS_H
 #define TPKIT_LIMITS_H

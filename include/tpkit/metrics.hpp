@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // What aggregating tools measure, as data: a tool's collect() returns metrics (counters and
 // histograms with their labels), and a sink renders them — text (bcc's bars and count tables),
 // JSON lines — or, for an exporter, any other format, with no change to the tool.

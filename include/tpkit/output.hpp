@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Everything a tool prints on stdout goes through one Output. Text is appended to a buffer and
 // written only as far as stdout takes it without blocking, so a reader that stops reading
 // (`tool | less`, a pipe nobody reads) never holds the tool: a signal still stops it, and what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Owning wrapper over a bpftool-generated skeleton: open → configure rodata → load → attach,
 // all or nothing; destroying it detaches and unloads on every exit path.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The runners of one-purpose tools: what every tool does around its own BPF program — the task
 // filters into rodata, transport, load, attach, the loop, the final report — written once.
 // A streaming tool's main states its options, its columns and which programs to load:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The current task as streaming tools' events begin with it (tpkit_fill_task_header in
  * task.bpf.h), shared by BPF programs and user space. Plain C, largest fields first. */
 #ifndef TPKIT_TASK_H

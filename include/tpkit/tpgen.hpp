@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen: C headers for BPF programs from tracefs format files (record structs + getters, CO-RE
 // relocatable through the kernel's BTF) and from BTF alone (raw tracepoint arguments).
 #pragma once

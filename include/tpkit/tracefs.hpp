@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Locating (and, as root, mounting) tracefs.
 #pragma once
 

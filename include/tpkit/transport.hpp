@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Event transport from BPF to user space: one reader over a BPF ring buffer or a perf buffer,
 // matching bpf/include/tpkit/emit.bpf.h (maps tpkit_ringbuf, tpkit_perfbuf, tpkit_drops).
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Test program for the filter evaluator: attached at run time to any classic tracepoint, it runs
 // tpkit_filter_match() on each event of one process (or of every process) and sends the raw
 // record with the verdict, so that a test can check the verdict against the user-space evaluator
@@ -7,7 +8,7 @@
 #include <tpkit/filter.bpf.h>
 #include "filter_probe.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 const volatile __u32 target_tgid = 0;

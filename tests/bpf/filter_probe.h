@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What tests/bpf/filter_probe.bpf.c sends for each event: the raw record, the BPF filter's
  * verdict on it, and the comm and CPU the generic fields saw. */
 #ifndef TPKIT_TEST_FILTER_PROBE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Forks seen through the generated raw tracepoint arguments (tpkit/tp/sched_raw.h): the parent's
 // comm, the child's pid, tgid and comm read from their task_structs.
 #include "vmlinux.h"
@@ -5,7 +6,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/tp/sched_raw.h>
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TPGEN_FORK_MAX 64
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # embed-test.sh BUILD_DIR EXAMPLE_DIR WORK_DIR
 #
 # Installs tpkit from BUILD_DIR into a temporary prefix, builds examples/embed against that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Runs tpkit's binaries on another kernel: fetches a Debian kernel package, boots it under qemu
 # (TCG, no KVM) with an initramfs of busybox + the binaries + their shared libraries, lets
 # vm-init.sh run its checks there, and asserts on what the serial console says.

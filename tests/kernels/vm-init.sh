@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # /init of the test VM (busybox ash). Runs every check in CHECKS against the kernel it boots on
 # and reports on the serial console, one marker line each, for run-kernel-test.sh to assert:
 #   TPK-KERNEL <uname -r>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 /* What busybox cannot do inside the test VM, kept small and static so it needs no libraries:
  *   tpk-vmhelper threads N      start N threads; print our pid, then each thread's tid
  *   tpk-vmhelper udp SIZE COUNT send COUNT UDP datagrams of SIZE payload bytes to a bound

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // What each tool needs besides root: run as nobody with chosen ambient capabilities, as a
 // service account given capabilities would run it. tracefs is usually root's only (mode 0700),
 // and every tool but forksnoop --raw reads it (format files, event IDs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The generic tools against real events: a reader process makes read() calls of known sizes,
 // fork batches make known forks, and tphist, tpcount and tpsnoop must see exactly those.
 #include "live.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Bad input and missing privileges: one line on stderr, the documented exit code, and no BPF
 // program of ours left loaded after any way a tool can end.
 #include "live.hpp"

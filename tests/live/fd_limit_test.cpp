@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Open-file limits: the tools count what their BPF objects will hold (maps, programs, BTF, a
 // perf event and a link per attach), raise the soft limit to it, and refuse at once, before
 // loading anything, when the hard limit is lower.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The filter evaluator in the kernel: BPF verdicts on real events agree with the user-space
 // evaluator on the same raw records (random expressions), and select exactly the events the
 // kernel's own event filter selects (tracefs, in a private trace instance).

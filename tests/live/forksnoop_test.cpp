@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // forksnoop against real forks: every child of a batch appears exactly once, with the right
 // parent, comm and kind, through each attach type and transport.
 #include "live.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Limits a user can reach with accepted options: map memory refused before any map exists, a
 // stdout nobody reads, and keyed maps drained while BPF keeps counting.
 #include "live.hpp"

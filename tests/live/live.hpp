@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Shared support for live tests: they need root and a kernel that loads BPF. Without those they
 // skip with the reason, unless TPKIT_REQUIRE_BPF=1 (CI), where they fail instead.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // netrxlen against real packets: UDP datagrams of chosen sizes on the loopback device of a
 // private network namespace land in exactly the expected log2 buckets.
 #include "live.hpp"

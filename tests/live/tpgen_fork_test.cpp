@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen output used for real: a BPF program on the generated flavoured sched_process_fork
 // getters, and one on the generated raw tracepoint arguments, see a batch of forks exactly.
 #include "live.hpp"

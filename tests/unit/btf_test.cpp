@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Loading BTF: the reference kernels' files, and inputs that are not a kernel's BTF (endless,
 // truncated, too large, not BTF at all) refused with one clear error, in bounded time and memory.
 #include "tpkit/btf.hpp"

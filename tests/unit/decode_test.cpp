@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop's decoding of raw records, laid out as the reference kernels' real formats say.
 #include "tpkit/decode.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // docs/embedding.md shows examples/embed/forkwatch.cpp, which the embed test builds and runs:
 // the page must hold the file verbatim, so that the example readers copy is one that works.
 #include <gtest/gtest.h>

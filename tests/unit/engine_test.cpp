@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Engine configuration from the reference kernels' real format files: events by name and glob,
 // how each field is read, --by keys, histogram values, record layouts, positionals.
 #include "tpkit/engine.hpp"

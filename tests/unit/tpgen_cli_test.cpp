@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The tpgen tool itself, run as a process: its command line and exit codes as every tool's, its
 // output never silently lost or left half-written, and nothing left behind when a signal stops it.
 #include <gtest/gtest.h>

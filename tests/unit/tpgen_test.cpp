@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen over the reference kernels' format files and BTF: goldens of representative events,
 // every event of both kernels compiled for BPF, the committed headers kept fresh, and errors.
 #include "tpkit/btf.hpp"

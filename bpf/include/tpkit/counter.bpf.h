@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Counters of events that could not be handled (drops, misses, values out of range): one
  * __u64 per CPU, so counting never contends; user space sums them (sum_percpu_u64). */
 #ifndef TPKIT_COUNTER_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Event transport shared by every streaming BPF program: a BPF ring buffer by default, a perf
  * buffer when the kernel has no ring buffer or the user asks for it (user space decides before
  * load through tpkit_use_perf_buffer). Records that do not fit, in either, are counted in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the aggregating engines (tpcount, tphist) share: their rodata configuration and the --by
  * key of an event. */
 #ifndef TPKIT_ENGINE_BPF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Reading a record field described in rodata (struct tpkit_field_spec, include/tpkit/engine.h)
  * from a classic tracepoint's ctx, for the generic engines.
  *

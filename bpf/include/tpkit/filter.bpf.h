@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The event-filter evaluator: runs a program compiled by tpkit::compile_filter (see
  * include/tpkit/filter.h) over a classic tracepoint's record.
  *

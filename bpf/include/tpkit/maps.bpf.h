@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Keyed maps of aggregating programs: insert-on-first-use with what did not fit counted, and
  * maps that user space drains while BPF keeps counting, without losing an increment. */
 #ifndef TPKIT_MAPS_BPF_H

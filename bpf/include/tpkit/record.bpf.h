@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A copy of the tracepoint record, whole (fixed part and dynamic fields) and with its common_*
  * header rebuilt, in a per-CPU buffer: what tpsnoop sends. When BPF runs, the kernel has not
  * filled in the header yet (the first 8 bytes hold a pt_regs pointer): the copy gets common_type

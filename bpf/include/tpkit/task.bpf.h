@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup), as rodata
  * that user space sets before load (apply_task_filters in include/tpkit/stream.hpp); the
  * verifier removes the checks of filters left unset. */
