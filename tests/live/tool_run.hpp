@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Runs a tpkit tool as a child process for live tests, and makes known kernel events.
 #pragma once
 
