@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Loading BTF: the reference kernels' files, and inputs that are not a kernel's BTF (endless,
 // truncated, too large, not BTF at all) refused with one clear error, in bounded time and memory.
+#include "scratch.hpp"
 #include "tpkit/btf.hpp"
 #include "tpkit/error.hpp"
 
@@ -26,23 +27,7 @@ namespace {
 
 const fs::path data_dir = TPKIT_TEST_DATA;
 
-fs::path scratch()
-{
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("btf-test-" + std::to_string(getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-struct RemoveScratch {
-    ~RemoveScratch()
-    {
-        std::error_code ec;
-        fs::remove_all(fs::temp_directory_path() / ("btf-test-" + std::to_string(getpid())), ec);
-    }
-} remove_scratch;
+fs::path scratch() { return tpkit::test::scratch_dir("btf-test"); }
 
 std::string gunzip(const fs::path& file)
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The tpgen tool itself, run as a process: its command line and exit codes as every tool's, its
 // output never silently lost or left half-written, and nothing left behind when a signal stops it.
+#include "scratch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -27,23 +29,7 @@ namespace {
 
 const fs::path data_dir = TPKIT_TEST_DATA;
 
-fs::path scratch()
-{
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("tpgen-cli-test-" + std::to_string(getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-struct RemoveScratch {
-    ~RemoveScratch()
-    {
-        std::error_code ec;
-        fs::remove_all(fs::temp_directory_path() / ("tpgen-cli-test-" + std::to_string(getpid())), ec);
-    }
-} remove_scratch;
+fs::path scratch() { return tpkit::test::scratch_dir("tpgen-cli-test"); }
 
 std::string slurp(const fs::path& file)
 {
