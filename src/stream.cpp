@@ -13,9 +13,6 @@
 #include <cstring>
 
 namespace tpkit {
-namespace {
-
-// Where cgroup2 is mounted, for the error message ("" when nowhere).
 std::string cgroup2_mount()
 {
     std::string where;
@@ -29,8 +26,6 @@ std::string cgroup2_mount()
     }
     return where;
 }
-
-} // namespace
 
 std::uint64_t cgroup_id(const std::string& path)
 {

@@ -24,6 +24,9 @@
 
 namespace tpkit {
 
+// Where cgroup v2 is mounted ("" when nowhere).
+std::string cgroup2_mount();
+
 // The cgroup v2 ID of --cgroup PATH (what bpf_get_current_cgroup_id() returns): a directory
 // of a cgroup2 mount, else Error(usage) saying where cgroup v2 is mounted, if anywhere.
 std::uint64_t cgroup_id(const std::string& path);

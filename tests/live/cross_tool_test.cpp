@@ -6,6 +6,8 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include "tpkit/stream.hpp"
+
 #include <tpkit/tracefs.hpp>
 
 #include <arpa/inet.h>
@@ -154,19 +156,6 @@ bool listable_as_nobody(const std::string& dir)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-std::string cgroup2_mount()
-{
-    std::string where;
-    if (FILE* mounts = setmntent("/proc/self/mounts", "r")) {
-        while (mntent* m = getmntent(mounts))
-            if (std::strcmp(m->mnt_type, "cgroup2") == 0) {
-                where = m->mnt_dir;
-                break;
-            }
-        endmntent(mounts);
-    }
-    return where;
-}
 
 } // namespace
 
@@ -317,7 +306,7 @@ TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
 {
     TPKIT_REQUIRE_LIVE();
     REQUIRE_SPEC(GetParam());
-    const std::string mount = cgroup2_mount();
+    const std::string mount = tpkit::cgroup2_mount();
     ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "-d", "5"}));
     EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
     EXPECT_EQ(run.stderr_text(),
@@ -524,7 +513,7 @@ class TempCgroup {
 public:
     TempCgroup()
     {
-        std::string mount = cgroup2_mount();
+        std::string mount = tpkit::cgroup2_mount();
         if (mount.empty())
             return;
         path_ = mount + "/tpkit-test-" + std::to_string(getpid());

@@ -3,6 +3,7 @@
 
 #include <bpf/bpf.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -68,7 +69,7 @@ ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
-        if (pw && (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0))
+        if (pw && (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0))
             _exit(98);
         std::vector<char*> args;
         for (const auto& a : argv)
