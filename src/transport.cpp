@@ -33,13 +33,15 @@ const char* transport_name(Transport transport)
 void configure_transport(const TransportMaps& maps, Transport transport)
 {
     if (transport == Transport::ring_buffer) {
-        bpf_map__set_max_entries(maps.ringbuf, TPKIT_RINGBUF_BYTES);
+        check_libbpf(bpf_map__set_max_entries(maps.ringbuf, TPKIT_RINGBUF_BYTES),
+                     "cannot size the ring buffer");
         return;
     }
-    bpf_map__set_type(maps.ringbuf, BPF_MAP_TYPE_ARRAY);
-    bpf_map__set_key_size(maps.ringbuf, sizeof(std::uint32_t));
-    bpf_map__set_value_size(maps.ringbuf, sizeof(std::uint32_t));
-    bpf_map__set_max_entries(maps.ringbuf, 1);
+    const char* what = "cannot shrink the unused ring buffer";
+    check_libbpf(bpf_map__set_type(maps.ringbuf, BPF_MAP_TYPE_ARRAY), what);
+    check_libbpf(bpf_map__set_key_size(maps.ringbuf, sizeof(std::uint32_t)), what);
+    check_libbpf(bpf_map__set_value_size(maps.ringbuf, sizeof(std::uint32_t)), what);
+    check_libbpf(bpf_map__set_max_entries(maps.ringbuf, 1), what);
 }
 
 EventReader::EventReader(const TransportMaps& maps, Transport transport, Handler handler)

@@ -49,9 +49,10 @@ int main(int argc, char** argv)
         if (!raw)
             tpkit::tracefs_root(); // libbpf reads the tracepoints' IDs there; raw ones need none
         tpkit::run_stream<forksnoop_bpf, Event>(cli, columns, [&](forksnoop_bpf& skel) {
-            bpf_program__set_autoload(skel.progs.fork_raw_tp, raw);
-            bpf_program__set_autoload(skel.progs.fork_tp, !raw);
-            bpf_program__set_autoload(skel.progs.record_clone_flags, !raw);
+            const char* what = "cannot choose forksnoop's programs";
+            tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_raw_tp, raw), what);
+            tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_tp, !raw), what);
+            tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.record_clone_flags, !raw), what);
         });
     });
 }

@@ -153,7 +153,9 @@ int main(int argc, char** argv)
             skel->rodata->tpkit_filter = plan.filter;
             skel->rodata->tpkit_config = plan.config;
             tpkit::apply_task_filters(*skel, common);
-            bpf_map__set_max_entries(skel->maps.totals, static_cast<std::uint32_t>(plans.size()));
+            tpkit::check_libbpf(bpf_map__set_max_entries(skel->maps.totals,
+                                                         static_cast<std::uint32_t>(plans.size())),
+                                "cannot size tpcount's totals");
             auto by_key = CountCollector::keyed_counts(*skel);
             if (key.source != TPKIT_KEY_NONE)
                 by_key.set_max_entries(options.max_keys);

@@ -31,4 +31,11 @@ private:
 // The error for a failed libbpf call: EPERM/EACCES map to no_privileges, the rest to code.
 [[noreturn]] void throw_libbpf_error(Exit code, const std::string& what, int err);
 
+// A libbpf setter's result (0, or a negative errno): Error(failure) naming `what` when it failed.
+inline void check_libbpf(int err, const char* what)
+{
+    if (err)
+        throw_libbpf_error(Exit::failure, what, err);
+}
+
 } // namespace tpkit
