@@ -1,26 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# Runs tpkit's binaries on another kernel: fetches a Debian kernel package, boots it under qemu
-# (TCG, no KVM) with an initramfs of busybox + the binaries + their shared libraries, lets
-# vm-init.sh run its checks there, and asserts on what the serial console says.
+# Runs tpkit's exactness tests on another kernel: fetches a Debian kernel package, boots it under
+# qemu (TCG, no KVM) with an initramfs of busybox + the live test binary + the tools + their shared
+# libraries, lets vm-init.sh run the binary's `*Exact.*` suites there, and asserts that every one
+# of them passed, from what the serial console says.
 #
-#   run-kernel-test.sh KERNEL_PACKAGE_REGEX WORK_DIR HELPER TOOL...
+#   run-kernel-test.sh KERNEL_PACKAGE_REGEX WORK_DIR TEST_BINARY TOOL...
 #
 # KERNEL_PACKAGE_REGEX  apt package names to choose from (extended regex); the newest version
 #                       apt knows wins, e.g. '^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
 # WORK_DIR              scratch space (initramfs tree, console log)
-# HELPER                the static tpk-vmhelper
-# TOOL...               tpkit binaries to run in the VM (vm-init.sh checks those present)
+# TEST_BINARY           tpkit_live_tests (googletest)
+# TOOL...               the tools the tests run
 #
 # Environment: TPKIT_KERNEL_CACHE (default /var/cache/tpkit-kernels, else ~/.cache/tpkit-kernels
 # when that is not writable) keeps the .deb so later runs need no network; TPKIT_VM_TIMEOUT
-# (seconds, default 240) bounds the VM. Exit 0: every check passed; 77: skipped (no qemu, no
-# kernel to be had) unless TPKIT_REQUIRE_BPF=1, which turns a skip into a failure; else 1.
+# (seconds, default 1200) bounds the VM; TPKIT_VM_TESTS (default '*Exact.*') is the googletest
+# filter; TPKIT_VM_SLOWDOWN (default 10) multiplies the tests' waits, as emulated CPUs are slow.
+# Exit 0: every test passed (or skipped saying why); 77: skipped (no qemu, no kernel to be had)
+# unless TPKIT_REQUIRE_BPF=1, which turns a skip into a failure; else 1.
 set -euo pipefail
 
-[ $# -ge 4 ] || { echo "usage: $0 KERNEL_PACKAGE_REGEX WORK_DIR HELPER TOOL..." >&2; exit 2; }
-regex=$1 work=$2 helper=$3
+[ $# -ge 4 ] || { echo "usage: $0 KERNEL_PACKAGE_REGEX WORK_DIR TEST_BINARY TOOL..." >&2; exit 2; }
+regex=$1 work=$2 tests=$3
 shift 3
+filter=${TPKIT_VM_TESTS:-*Exact.*}
 here=$(cd "$(dirname "$0")" && pwd)
 
 skip() {
@@ -35,7 +39,11 @@ die() { echo "FAIL: $*"; exit 1; }
 
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (package qemu-system-x86)"
 [ -x /bin/busybox ] || skip "/bin/busybox not installed (package busybox-static)"
-for f in "$helper" "$@"; do [ -x "$f" ] || die "$f is not built"; done
+for f in "$tests" "$@"; do [ -x "$f" ] || die "$f is not built"; done
+# The tests the VM must pass: "Suite.Name" each, from the binary's own list.
+plan=$("$tests" --gtest_list_tests --gtest_filter="$filter" |
+  awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }')
+[ -n "$plan" ] || die "no test matches '$filter'"
 
 # ---- the kernel: newest matching package, downloaded once ------------------------------------
 cache=${TPKIT_KERNEL_CACHE:-/var/cache/tpkit-kernels}
@@ -80,12 +88,15 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,tpkit/bin,proc,sys,dev,tmp}
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh" # for /init's #!; vm-init.sh installs the other applets
-cp /bin/busybox "$root/bin/tpkforker" # a shell whose forks carry a comm of our choosing
-cp "$helper" "$root/bin/tpk-vmhelper"
-cp "$@" "$root/tpkit/bin/"
+# Without their debug info: the initramfs lives in the VM's memory.
+for f in "$tests" "$@"; do
+  strip --strip-debug -o "$root/tpkit/bin/$(basename "$f")" "$f"
+done
+printf '%s' "$filter" >"$root/tpkit/filter"
+echo "${TPKIT_VM_SLOWDOWN:-10}" >"$root/tpkit/slowdown"
 install -m 755 "$here/vm-init.sh" "$root/init"
 # Every shared library the binaries load, at the path ldd resolved, and the dynamic loader.
-for f in /bin/busybox "$helper" "$@"; do
+for f in /bin/busybox "$tests" "$@"; do
   ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' || true
 done | sort -u | while read -r lib; do
   mkdir -p "$root$(dirname "$lib")"
@@ -99,24 +110,30 @@ echo "initramfs: $(du -h "$initrd" | cut -f1)"
 console=$work/console.log
 start=$(date +%s)
 status=0
-timeout -k 5 "${TPKIT_VM_TIMEOUT:-240}" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic \
+timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic \
   -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
   -append "console=ttyS0 quiet panic=-1" </dev/null >"$console" 2>&1 || status=$?
 echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
 
 # ---- verdict ---------------------------------------------------------------------------------
-tr -d '\r' <"$console" | grep -o 'TPK-.*' >"$work/markers" || true
-cat "$work/markers"
-failed=""
-plan=$(sed -n 's/^TPK-PLAN //p' "$work/markers")
-[ -n "$plan" ] || failed="the VM never reported its checks"
-for check in $plan; do
-  grep -q "^TPK-CHECK $check ok" "$work/markers" || failed="$failed $check"
+log=$work/vm.log
+# Lines as the VM wrote them: no carriage returns, nothing of the console's escape codes before a marker.
+tr -d '\r' <"$console" | sed 's/^.*\(TPK-\)/\1/' >"$log"
+grep -E '^(TPK-|\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z])' "$log" | grep -v ' tests\?, listed below' || true
+kernel=$(sed -n 's/^TPK-KERNEL //p' "$log")
+failed="" skipped=0
+for test in $plan; do
+  if grep -q "^\[       OK \] $test (" "$log"; then :
+  elif grep -q "^\[  SKIPPED \] $test (" "$log"; then skipped=$((skipped + 1))
+  else failed="$failed $test"
+  fi
 done
-grep -q '^TPK-DONE' "$work/markers" || failed="$failed (no TPK-DONE: the VM stopped early)"
+done_status=$(sed -n 's/^TPK-DONE //p' "$log")
+[ -n "$done_status" ] || failed="$failed (no TPK-DONE: the VM stopped early)"
+[ "${done_status:-0}" = 0 ] || failed="$failed (the test binary exited $done_status)"
 if [ -n "$failed" ]; then
-  echo "---- last lines of the console ($console) ----"
-  tr -d '\r' <"$console" | grep -v '^TPK-' | tail -n 40
-  die "on $(sed -n 's/^TPK-KERNEL //p' "$work/markers"): $failed"
+  echo "---- the failures' output ($log) ----"
+  grep -vE '^TPK-' "$log" | tail -n 80
+  die "on ${kernel:-the VM}:$failed"
 fi
-echo "PASS: $(echo $plan | wc -w) checks on $(sed -n 's/^TPK-KERNEL //p' "$work/markers")"
+echo "PASS: $(echo $plan | wc -w) tests on $kernel ($skipped skipped)"

@@ -92,13 +92,13 @@ void expect_exact_batch(const std::vector<std::string>& extra_args)
 
 } // namespace
 
-TEST(ForksnoopLive, TracepointSeesEveryForkExactlyOnce) { expect_exact_batch({}); }
+TEST(ForksnoopExact, TracepointSeesEveryForkExactlyOnce) { expect_exact_batch({}); }
 
-TEST(ForksnoopLive, RawTracepointSeesEveryForkExactlyOnce) { expect_exact_batch({"--raw"}); }
+TEST(ForksnoopExact, RawTracepointSeesEveryForkExactlyOnce) { expect_exact_batch({"--raw"}); }
 
-TEST(ForksnoopLive, PerfBufferSeesEveryForkExactlyOnce) { expect_exact_batch({"--perf-buffer"}); }
+TEST(ForksnoopExact, PerfBufferSeesEveryForkExactlyOnce) { expect_exact_batch({"--perf-buffer"}); }
 
-TEST(ForksnoopLive, RawTracepointThroughPerfBuffer) { expect_exact_batch({"--raw", "--perf-buffer"}); }
+TEST(ForksnoopExact, RawTracepointThroughPerfBuffer) { expect_exact_batch({"--raw", "--perf-buffer"}); }
 
 TEST(ForksnoopLive, CommFilterKeepsOnlyThatParent)
 {

@@ -164,14 +164,14 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
 
 } // namespace
 
-TEST(NetrxlenLive, ExactBucketsAtNetifReceiveSkb) { expect_exact_histogram({"--dev", "lo"}, ""); }
+TEST(NetrxlenExact, ExactBucketsAtNetifReceiveSkb) { expect_exact_histogram({"--dev", "lo"}, ""); }
 
-TEST(NetrxlenLive, ExactBucketsAtNetifRx)
+TEST(NetrxlenExact, ExactBucketsAtNetifRx)
 {
     expect_exact_histogram({"--dev", "lo", "--event", "netif_rx"}, "");
 }
 
-TEST(NetrxlenLive, PerDeviceHistogramIsKeyedByName)
+TEST(NetrxlenExact, PerDeviceHistogramIsKeyedByName)
 {
     expect_exact_histogram({"--dev", "lo", "--per-dev"}, "lo");
 }

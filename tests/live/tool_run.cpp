@@ -20,6 +20,7 @@
 #include <fstream>
 #include <set>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -49,7 +50,21 @@ void* report_tid(void* fd)
 
 } // namespace
 
-std::string tool_path(const std::string& name) { return std::string(TPKIT_BIN_DIR) + "/" + name; }
+std::string tool_path(const std::string& name)
+{
+    const char* dir = std::getenv("TPKIT_BIN_DIR");
+    return std::string(dir && *dir ? dir : TPKIT_BIN_DIR) + "/" + name;
+}
+
+std::chrono::milliseconds patient(std::chrono::milliseconds timeout)
+{
+    static const long factor = [] {
+        const char* text = std::getenv("TPKIT_TEST_SLOWDOWN");
+        long n = text ? std::strtol(text, nullptr, 10) : 1;
+        return n > 0 ? n : 1;
+    }();
+    return timeout * factor;
+}
 
 ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string> as_user)
 {
@@ -131,7 +146,7 @@ bool ToolRun::read_some(std::chrono::milliseconds timeout)
 bool ToolRun::wait_for_line(const std::function<bool(const std::string&)>& pred,
                             std::chrono::milliseconds timeout)
 {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto deadline = std::chrono::steady_clock::now() + patient(timeout);
     for (;;) {
         for (; scanned_ < lines_.size(); scanned_++)
             if (pred(lines_[scanned_])) {
@@ -202,7 +217,7 @@ int ToolRun::stop(int sig)
 
 int ToolRun::wait(std::chrono::milliseconds timeout)
 {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto deadline = std::chrono::steady_clock::now() + patient(timeout);
     while (!try_reap(false)) {
         if (std::chrono::steady_clock::now() > deadline) {
             kill(pid_, SIGKILL);
@@ -218,7 +233,7 @@ int ToolRun::wait(std::chrono::milliseconds timeout)
 bool ToolRun::wait_until_attached(std::size_t links, std::chrono::milliseconds timeout)
 {
     const std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto deadline = std::chrono::steady_clock::now() + patient(timeout);
     while (std::chrono::steady_clock::now() < deadline && !try_reap(false)) {
         std::size_t found = 0;
         std::error_code ec;

@@ -14,8 +14,13 @@
 
 namespace tpkit::live {
 
-// Path of a built tool: TPKIT_BIN_DIR/NAME.
+// Path of a built tool: $TPKIT_BIN_DIR/NAME, else the build tree's bin/NAME (the 6.1 VM sets
+// TPKIT_BIN_DIR: its binaries sit elsewhere).
 std::string tool_path(const std::string& name);
+
+// `timeout` times $TPKIT_TEST_SLOWDOWN (default 1): the VM test emulates its CPUs, many times
+// slower than the host. Every wait of this file goes through it.
+std::chrono::milliseconds patient(std::chrono::milliseconds timeout);
 
 // A tool running with stdout and stderr captured.
 class ToolRun {
