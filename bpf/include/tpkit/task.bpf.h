@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup), as rodata
  * that user space sets before load (apply_task_filters in include/tpkit/stream.hpp); the
- * verifier removes the checks of filters left unset. */
+ * verifier removes the checks of filters left unset.
+ *
+ * Where the task of interest is not the current one (the task woken at sched_wakeup, the one
+ * switched in or out at sched_switch), tpkit_task_selected() and tpkit_fill_task_header_of()
+ * take it as a struct task_struct *: they read it with CO-RE, so include vmlinux.h first. */
 #ifndef TPKIT_TASK_BPF_H
 #define TPKIT_TASK_BPF_H
 
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <tpkit/limits.h>
 #include <tpkit/task.h>
 
@@ -64,5 +69,43 @@ static __always_inline void tpkit_fill_task_header(struct tpkit_task_header *h)
 	h->uid = (__u32)bpf_get_current_uid_gid();
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
+
+#ifdef __VMLINUX_H__
+/* Whether `task` passes the filters, read as the helpers above read the current task: its
+ * cred's uid (bpf_get_current_uid_gid) and its cgroup v2 (bpf_get_current_cgroup_id). */
+static __always_inline bool tpkit_task_selected(struct task_struct *task)
+{
+	if (tpkit_target_tgid && BPF_CORE_READ(task, tgid) != tpkit_target_tgid)
+		return false;
+	if (tpkit_target_tid && BPF_CORE_READ(task, pid) != tpkit_target_tid)
+		return false;
+	if (tpkit_target_uid != (__u32)-1 && BPF_CORE_READ(task, cred, uid.val) != tpkit_target_uid)
+		return false;
+	if (tpkit_target_cgroup &&
+	    BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) != tpkit_target_cgroup)
+		return false;
+	if (tpkit_target_comm[0]) {
+		char comm[TPKIT_COMM_LEN];
+
+		BPF_CORE_READ_STR_INTO(&comm, task, comm);
+		if (!tpkit_comm_equal(comm, tpkit_target_comm))
+			return false;
+	}
+	return true;
+}
+
+/* `task` into a streaming event's header, as tpkit_fill_task_header() fills it for the current
+ * task (cpu: the CPU running the program). */
+static __always_inline void tpkit_fill_task_header_of(struct tpkit_task_header *h,
+						      struct task_struct *task)
+{
+	h->timestamp_ns = bpf_ktime_get_ns();
+	h->pid = BPF_CORE_READ(task, tgid);
+	h->tid = BPF_CORE_READ(task, pid);
+	h->cpu = bpf_get_smp_processor_id();
+	h->uid = BPF_CORE_READ(task, cred, uid.val);
+	BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
+}
+#endif
 
 #endif
