@@ -4,7 +4,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include <tpkit/hist.h>
+#include <tpkit/hist.bpf.h>
 #include <tpkit/maps.bpf.h>
 #include "netrxlen.h"
 #include <tpkit/task.bpf.h>
@@ -38,23 +38,17 @@ int packet_received(void *ctx)
 {
 	struct netrxlen_key key = {};
 	struct tpkit_log2_hist *hist;
-	void *empty, *active;
-	__u32 zero = 0, slot;
+	void *active;
 
 	if (!tpkit_current_selected() || !device_selected(ctx))
 		return 0;
 	if (per_dev)
 		tpkit_netif_receive_skb_name(ctx, key.dev, sizeof(key.dev));
-
-	empty = bpf_map_lookup_elem(&empty_hist, &zero);
 	active = tpkit_active_map(&hists);
-	if (!empty || !active)
+	if (!active)
 		return 0;
-	hist = tpkit_lookup_or_init(active, &key, empty);
-	if (!hist)
-		return 0;
-	slot = tpkit_log2_u32(tpkit_netif_receive_skb_len(ctx));
-	if (slot < TPKIT_LOG2_SLOTS)
-		hist->slots[slot]++;
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	if (hist)
+		tpkit_log2_hist_add(hist, tpkit_netif_receive_skb_len(ctx));
 	return 0;
 }

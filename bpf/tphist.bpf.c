@@ -5,7 +5,7 @@
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>
 #include <tpkit/maps.bpf.h>
-#include <tpkit/hist.h>
+#include <tpkit/hist.bpf.h>
 #include <tpkit/task.bpf.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -36,27 +36,27 @@ TPKIT_ZERO_VALUE(empty_hist, struct tpkit_linear_hist);
 /* Values of a signed field below zero: outside every bucket, counted here. */
 TPKIT_COUNTER(negatives);
 
-static __always_inline __u64 *histogram_slots(void *ctx, void *total_map, void *keyed_map)
+/* The histogram this event adds to: a value of a per-CPU map, so the adds are plain. */
+static __always_inline void *histogram(void *ctx, void *total_map, void *keyed_map)
 {
 	struct tpkit_engine_key key = {};
 	__u32 zero = 0;
-	void *empty, *keyed;
+	void *keyed;
 
 	if (tpkit_config.key_source == TPKIT_KEY_NONE)
 		return bpf_map_lookup_elem(total_map, &zero);
-	empty = bpf_map_lookup_elem(&empty_hist, &zero);
 	keyed = tpkit_active_map(keyed_map);
-	if (!empty || !keyed)
+	if (!keyed)
 		return 0;
 	tpkit_engine_key(ctx, &key);
-	return tpkit_lookup_or_init(keyed, &key, empty);
+	return tpkit_lookup_or_zero(keyed, &key, &empty_hist);
 }
 
 SEC("tracepoint")
 int hist_event(void *ctx)
 {
-	__u64 value, *slots;
-	__u32 slot;
+	__u64 value;
+	void *hist;
 
 	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
 		return 0;
@@ -67,23 +67,20 @@ int hist_event(void *ctx)
 	}
 	switch (tpkit_config.hist_layout) {
 	case TPKIT_HIST_LOG2:
-		slot = tpkit_log2_u64(value);
-		slots = histogram_slots(ctx, &log2_total, &log2_by_key);
-		if (slots && slot < TPKIT_LOG2_SLOTS)
-			slots[slot] += 1;
+		hist = histogram(ctx, &log2_total, &log2_by_key);
+		if (hist)
+			tpkit_log2_hist_add(hist, value);
 		break;
 	case TPKIT_HIST_LOGLINEAR:
-		slot = tpkit_loglinear_slot(value, tpkit_config.sub_bits);
-		slots = histogram_slots(ctx, &loglinear_total, &loglinear_by_key);
-		if (slots && slot < TPKIT_LOGLINEAR_SLOTS)
-			slots[slot] += 1;
+		hist = histogram(ctx, &loglinear_total, &loglinear_by_key);
+		if (hist)
+			tpkit_loglinear_hist_add(hist, value, tpkit_config.sub_bits);
 		break;
 	case TPKIT_HIST_LINEAR:
-		slot = tpkit_linear_slot(value, tpkit_config.linear_min, tpkit_config.linear_max,
-					 tpkit_config.linear_step);
-		slots = histogram_slots(ctx, &linear_total, &linear_by_key);
-		if (slots && slot < TPKIT_LINEAR_SLOTS)
-			slots[slot] += 1;
+		hist = histogram(ctx, &linear_total, &linear_by_key);
+		if (hist)
+			tpkit_linear_hist_add(hist, value, tpkit_config.linear_min,
+					      tpkit_config.linear_max, tpkit_config.linear_step);
 		break;
 	}
 	return 0;

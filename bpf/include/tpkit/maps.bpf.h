@@ -11,7 +11,7 @@
 TPKIT_COUNTER(tpkit_missed);
 
 /* A zero-filled value of TYPE, for inserting a key's first value without putting a large
- * value on the 512-byte stack. */
+ * value on the 512-byte stack (tpkit_lookup_or_zero). */
 #define TPKIT_ZERO_VALUE(name, value_type)             \
 	struct {                                       \
 		__uint(type, BPF_MAP_TYPE_ARRAY);      \
@@ -62,6 +62,21 @@ static __always_inline void *tpkit_lookup_or_init(void *map, const void *key, co
 	if (!value)
 		tpkit_count(&tpkit_missed);
 	return value;
+}
+
+/* The key's value in a hash map, inserted as zero from a TPKIT_ZERO_VALUE map when missing (the
+ * zero value is looked up only then); NULL (counted in tpkit_missed) when the map is full. */
+static __always_inline void *tpkit_lookup_or_zero(void *map, const void *key, void *zero_value)
+{
+	__u32 zero = 0;
+	void *value = bpf_map_lookup_elem(map, key), *init;
+
+	if (value)
+		return value;
+	init = bpf_map_lookup_elem(zero_value, &zero);
+	if (!init)
+		return 0;
+	return tpkit_lookup_or_init(map, key, init);
 }
 
 #endif
