@@ -135,6 +135,12 @@ std::uint64_t CounterWatch::increase()
     return now - std::exchange(seen_, now);
 }
 
+void MissedWatch::report()
+{
+    if (std::uint64_t n = counter_.increase())
+        fmt::print(stderr, "{}: {} events not counted: {}\n", tool_, n, reason_);
+}
+
 std::uint64_t sum_percpu_u64(bpf_map* map)
 {
     PercpuValues values(map);

@@ -46,10 +46,11 @@ std::uint32_t current_netns_inode()
 
 // The histograms since the previous call: one per device with --per-dev, else one (also when
 // empty, so that JSON readers get a total of 0).
-tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists)
+tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
 {
     tpkit::Reading reading;
     auto entries = hists.drain();
+    missed.report();
     if (entries.empty() && !options.per_dev)
         entries.push_back({{}, {}});
     for (const auto& entry : entries) {
@@ -107,7 +108,9 @@ int main(int argc, char** argv)
         skel.load();
         auto link = tpkit::attach_tracepoint(skel->progs.packet_received, "net", options.event);
 
+        tpkit::MissedWatch missed("netrxlen", skel->maps.tpkit_missed,
+                                  fmt::format("more than {} devices", max_devices));
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_aggregate(common, stop, [&] { return collect(options, hists); });
+        tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed); });
     });
 }

@@ -82,7 +82,7 @@ public:
         });
         if (options_.top && rows.size() > options_.top)
             rows.resize(options_.top);
-        report_missed();
+        missed_.report();
         tpkit::Reading reading;
         reading.counter_labels = {"event"};
         if (key_.source != TPKIT_KEY_NONE)
@@ -98,20 +98,14 @@ public:
     }
 
 private:
-    void report_missed()
-    {
-        if (std::uint64_t n = missed_.increase())
-            fmt::print(stderr, "tpcount: {} events not counted: more than {} keys (see --max-keys)\n",
-                       n, options_.max_keys);
-    }
-
     const std::vector<tpkit::EventPlan>& plans_;
     const tpkit::KeyChoice& key_;
     const Options& options_;
     tpcount_bpf& skel_;
     tpkit::SwappedMap by_key_;
     std::vector<std::uint64_t> previous_;
-    tpkit::CounterWatch missed_{skel_.maps.tpkit_missed};
+    tpkit::MissedWatch missed_{"tpcount", skel_.maps.tpkit_missed,
+                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
 };
 
 } // namespace

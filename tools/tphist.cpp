@@ -129,9 +129,7 @@ private:
     {
         if (std::uint64_t n = negatives_.increase())
             fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n, options_.field);
-        if (std::uint64_t n = missed_.increase())
-            fmt::print(stderr, "tphist: {} events not counted: more than {} keys (see --max-keys)\n",
-                       n, options_.max_keys);
+        missed_.report();
     }
 
     const tpkit::EventPlan& plan_;
@@ -141,7 +139,8 @@ private:
     tpkit::SwappedMap keyed_;
     std::vector<std::uint64_t> previous_;
     tpkit::CounterWatch negatives_{skel_.maps.negatives};
-    tpkit::CounterWatch missed_{skel_.maps.tpkit_missed};
+    tpkit::MissedWatch missed_{"tphist", skel_.maps.tpkit_missed,
+                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
 };
 
 } // namespace

@@ -10,4 +10,8 @@
  * keeps up with millions of small events a second. */
 #define TPKIT_RINGBUF_BYTES (4u << 20)
 
+/* Start timestamps a timing map (timing.bpf.h) holds unless user space sizes it before load:
+ * one per thread or request in flight, as many as bcc's tools allow. */
+#define TPKIT_TIMING_MAX_ENTRIES 10240
+
 #endif

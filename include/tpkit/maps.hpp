@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tpkit {
@@ -62,6 +63,23 @@ public:
 private:
     bpf_map* counter_;
     std::uint64_t seen_ = 0;
+};
+
+// tpkit_missed (maps.bpf.h: keys that found their map full, starts of timing.bpf.h) checked at
+// every interval, each loss said once on stderr: "TOOL: N events not counted: REASON".
+class MissedWatch {
+public:
+    // reason: why, and what to change ("more than 1024 keys (see --max-keys)").
+    MissedWatch(std::string tool, bpf_map* missed, std::string reason)
+        : tool_(std::move(tool)), reason_(std::move(reason)), counter_(missed)
+    {
+    }
+    void report();
+
+private:
+    std::string tool_;
+    std::string reason_;
+    CounterWatch counter_;
 };
 
 // Kernel memory a map takes once created, as the kernel sizes it: a hash map allocates every
