@@ -3,7 +3,28 @@
  * buffer when the kernel has no ring buffer or the user asks for it (user space decides before
  * load through tpkit_use_perf_buffer). Records that do not fit, in either, are counted in a
  * per-CPU drop counter where they happen: exact, unlike the perf buffer's own lost-sample
- * records, which the kernel sends only once a later sample fits. */
+ * records, which the kernel sends only once a later sample fits.
+ *
+ * Events of varying size (a path, argv strings) are built in a per-CPU scratch buffer, off the
+ * 512-byte stack, and only their used prefix is sent:
+ *
+ *	TPKIT_SCRATCH(scratch, struct opensnoop_event);
+ *
+ *	struct opensnoop_event *e = tpkit_scratch(&scratch);
+ *	long len;
+ *
+ *	if (!e)
+ *		return 0;
+ *	tpkit_fill_task_header(&e->task);
+ *	len = bpf_probe_read_user_str(e->path, sizeof(e->path), filename);
+ *	e->path_size = len > 0 ? len : 0;
+ *	tpkit_emit_prefix(ctx, e, offsetof(struct opensnoop_event, path) + e->path_size);
+ *
+ * The buffer still holds the previous event on this CPU: set every field before the tail. The
+ * event itself says how much of its tail is valid (path_size): user space must not infer it
+ * from the record's size. The ring buffer delivers exactly the prefix (run_stream zero-fills the
+ * rest of its Event), but the perf buffer pads each record to a size of 4 modulo 8 with bytes
+ * nobody wrote. */
 #ifndef TPKIT_EMIT_BPF_H
 #define TPKIT_EMIT_BPF_H
 
@@ -26,6 +47,34 @@ struct {
 
 TPKIT_COUNTER(tpkit_drops);
 
+/* A one-entry per-CPU array holding an event of TYPE: room for a large event. */
+#define TPKIT_SCRATCH(name, event_type)                      \
+	struct {                                             \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);     \
+		__uint(max_entries, 1);                      \
+		__type(key, __u32);                          \
+		__type(value, event_type);                   \
+	} name SEC(".maps")
+
+/* This CPU's buffer of a TPKIT_SCRATCH map (NULL only if the map is broken). */
+static __always_inline void *tpkit_scratch(void *scratch)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(scratch, &zero);
+}
+
+/* min(n, max) in a register the verifier knows is at most max: what a size or an offset into an
+ * event's tail must be before a helper takes it. 64-bit, and the barrier keeps clang from
+ * handing on a copy taken before the check. */
+static __always_inline __u64 tpkit_bound(__u64 n, __u64 max)
+{
+	if (n > max)
+		n = max;
+	asm volatile("" : "+r"(n));
+	return n;
+}
+
 static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 {
 	long err;
@@ -40,5 +89,10 @@ static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 	if (err)
 		tpkit_count(&tpkit_drops);
 }
+
+/* Sends the first `used` bytes of *event, at most sizeof(*event): event must be a pointer to the
+ * event's type (a scratch buffer or a stack struct), not void *. */
+#define tpkit_emit_prefix(ctx, event, used) \
+	tpkit_emit((ctx), (event), tpkit_bound((used), sizeof(*(event))))
 
 #endif
