@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Kernel changes that moved what a tool reads, each behind one getter that works on both sides
+ * of the change: a `___old` flavour of the type as it was before, and the choice made when the
+ * program loads (bpf_core_field_exists, bpf_core_type_exists: constants then, so the verifier
+ * drops the other side). Each names the commit it works around; the reference kernels (6.1,
+ * 6.18) are both after every one of them.
+ *
+ * Task states are the kernel's own bits (include/linux/sched.h). Compare them masked with
+ * TPKIT_TASK_REPORT, as the kernel's sched_switch record does: the bits above say how a task
+ * waits rather than what for, and their values move (a nanosleep reads 0x2001 since f5d39b020809
+ * "freezer,sched: Rewrite core freezer logic", 6.1, which added TASK_FREEZABLE 0x2000). */
+#ifndef TPKIT_CORE_FIXES_BPF_H
+#define TPKIT_CORE_FIXES_BPF_H
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#define TPKIT_TASK_RUNNING 0
+#define TPKIT_TASK_INTERRUPTIBLE 1
+#define TPKIT_TASK_UNINTERRUPTIBLE 2
+/* TASK_REPORT: running, (un)interruptible, stopped, traced, dead, zombie, parked. */
+#define TPKIT_TASK_REPORT 0x7f
+
+/* 2f064a59a11f "sched: Change task_struct::state" (5.14) renamed task_struct::state (long) to
+ * __state (unsigned int), so that every reader goes through READ_ONCE. */
+struct task_struct___old {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+/* The task's state now (a task is a struct task_struct *). */
+static __always_inline __s64 tpkit_task_state(void *task)
+{
+	struct task_struct *t = task;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___old *)task, state);
+}
+
+/* fa2c3254d7cf "sched/tracing: Don't re-read p->state when emitting sched_switch event" (5.18)
+ * gave sched_switch a fourth argument, prev_state: the state __schedule() acted on. Reading
+ * prev->__state in the tracepoint instead can see a wakeup that came in meanwhile (a sleeping
+ * task reported as running). Raw tracepoint arguments have no struct to test for a field; their
+ * BTF typedef does: libbpf finds a type only where it is compatible, and function prototypes are
+ * compatible only with the same number of arguments, so the three-argument flavour exists
+ * exactly on kernels before the change. */
+typedef void (*btf_trace_sched_switch___old)(void *, bool, struct task_struct *, struct task_struct *);
+
+/* prev's state from a raw sched_switch tracepoint's arguments (ctx of SEC("raw_tp/sched_switch")):
+ * the argument where the kernel passes it, else prev's state read now. */
+static __always_inline __s64 tpkit_sched_switch_prev_state(__u64 *ctx)
+{
+	if (bpf_core_type_exists(btf_trace_sched_switch___old))
+		return tpkit_task_state((void *)ctx[1]);
+	return (__u32)ctx[3];
+}
+
+/* Whether prev stays runnable after a raw sched_switch (ctx as above): it was preempted, or it
+ * was not going to sleep. A task preempted between setting a sleeping state and calling
+ * schedule() keeps its run-queue place although prev_state names the sleep: the kernel's own
+ * record reports it as R+ (__trace_sched_switch_state) for that reason. args[0] is preempt. */
+static __always_inline bool tpkit_sched_switch_prev_runnable(__u64 *ctx)
+{
+	return (bool)ctx[0] || tpkit_sched_switch_prev_state(ctx) == TPKIT_TASK_RUNNING;
+}
+
+#endif
