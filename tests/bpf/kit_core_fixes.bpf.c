@@ -28,6 +28,7 @@ int switch_raw(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	event.prev_state = tpkit_sched_switch_prev_state(ctx->args);
 	event.task_state = tpkit_task_state(prev);
+	event.prev_runnable = tpkit_sched_switch_prev_runnable(ctx->args);
 	event.three_args = bpf_core_type_exists(btf_trace_sched_switch___old);
 	event.four_args = bpf_core_type_exists(btf_trace_sched_switch___new);
 	tpkit_emit(ctx, &event, sizeof(event));

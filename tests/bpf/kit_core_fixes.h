@@ -7,9 +7,9 @@ struct kit_switch_event {
 	__s64 prev_state;    /* tpkit_sched_switch_prev_state() */
 	__s64 task_state;    /* tpkit_task_state(prev), read in the tracepoint */
 	__u32 prev_tid;
+	__u32 prev_runnable; /* tpkit_sched_switch_prev_runnable() */
 	__u32 three_args;    /* whether btf_trace_sched_switch has the pre-5.18 three arguments */
 	__u32 four_args;     /* whether it has prev_state */
-	__u32 reserved;
 };
 
 #endif

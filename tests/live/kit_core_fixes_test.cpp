@@ -93,7 +93,7 @@ std::vector<kit_switch_event> switches_of_sleeps(pid_t& sleeper_tid, const bpf_o
 }
 
 // The sleeps among the switches: exactly one each, TASK_INTERRUPTIBLE by either reading (with
-// TASK_FREEZABLE, 0x2000, on top since 6.1).
+// TASK_FREEZABLE, 0x2000, on top since 6.1), and not runnable; a preemption leaves it runnable.
 void expect_sleeps_seen(const std::vector<kit_switch_event>& events, pid_t tid, bool three_args)
 {
     int asleep = 0;
@@ -105,6 +105,9 @@ void expect_sleeps_seen(const std::vector<kit_switch_event>& events, pid_t tid, 
         if ((e.prev_state & task_report) == task_interruptible) {
             asleep++;
             EXPECT_EQ(e.task_state & task_report, task_interruptible);
+            EXPECT_EQ(e.prev_runnable, 0u);
+        } else if (e.prev_state == 0) { // preempted
+            EXPECT_EQ(e.prev_runnable, 1u);
         }
     }
     EXPECT_EQ(asleep, sleeps);
