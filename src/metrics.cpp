@@ -9,14 +9,6 @@
 namespace tpkit {
 namespace {
 
-const Label* find_label(const Metric& m, std::string_view name)
-{
-    for (const Label& l : m.labels)
-        if (l.name == name)
-            return &l;
-    return nullptr;
-}
-
 // What render_bars() and render_json() know of a histogram: its event, field and unit, and
 // the one key label that splits it, if any.
 HistogramLabel histogram_label(const Metric& m)
@@ -40,35 +32,113 @@ std::string upper(std::string s)
     return s;
 }
 
+// Counters with the same labels: one row of the counter table.
+struct CounterRow {
+    std::vector<Label> labels;
+    std::map<std::string, std::uint64_t> values; // by metric name
+};
+
+std::vector<CounterRow> counter_rows(const Reading& reading)
+{
+    std::vector<CounterRow> rows;
+    std::map<std::string, std::size_t> index; // labels → rows position
+    for (const Metric& m : reading.metrics) {
+        const auto* value = std::get_if<std::uint64_t>(&m.value);
+        if (!value)
+            continue;
+        std::string id;
+        for (const Label& l : m.labels)
+            id += l.name + '=' + l.value + '\0';
+        auto [it, inserted] = index.try_emplace(id, rows.size());
+        if (inserted)
+            rows.push_back({m.labels, {}});
+        rows[it->second].values[m.name] += *value;
+    }
+    return rows;
+}
+
+std::vector<CounterColumn> value_columns(const Reading& reading)
+{
+    if (reading.counter_columns.empty())
+        return {{"COUNT", "count", 1, 0, ""}};
+    return reading.counter_columns;
+}
+
+std::string label_value(const CounterRow& row, std::string_view name)
+{
+    for (const Label& l : row.labels)
+        if (l.name == name)
+            return l.value;
+    return {};
+}
+
+// value / (divisor × per) with `decimals` decimals, rounded, in integers: exact where the
+// division is (nanoseconds as microseconds with 3 decimals).
+std::string fixed_point(std::uint64_t value, std::uint64_t divisor, std::uint64_t per, int decimals)
+{
+    unsigned __int128 scale = 1;
+    for (int i = 0; i < decimals; i++)
+        scale *= 10;
+    const unsigned __int128 denominator =
+        static_cast<unsigned __int128>(divisor ? divisor : 1) * (per ? per : 1);
+    const unsigned __int128 scaled = (value * scale + denominator / 2) / denominator;
+    const auto whole = static_cast<std::uint64_t>(scaled / scale);
+    if (decimals == 0)
+        return std::to_string(whole);
+    return fmt::format("{}.{:0{}}", whole, static_cast<std::uint64_t>(scaled % scale), decimals);
+}
+
+std::string value_cell(const CounterRow& row, const CounterColumn& column)
+{
+    auto get = [&](const std::string& name) {
+        auto it = row.values.find(name);
+        return it == row.values.end() ? std::uint64_t(0) : it->second;
+    };
+    const std::uint64_t per = column.per.empty() ? 1 : get(column.per);
+    return per ? fixed_point(get(column.metric), column.divisor, per, column.decimals) : "0";
+}
+
+// "TIME (us)" → "time_us": text headings as JSON keys.
+std::string snake_case(std::string_view heading)
+{
+    std::string key;
+    for (char c : heading) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!key.empty() && key.back() != '_')
+            key += '_';
+    }
+    while (!key.empty() && key.back() == '_')
+        key.pop_back();
+    return key;
+}
+
 void render_counter_table(const Reading& reading, Output& out)
 {
-    const auto& columns = reading.counter_labels;
-    std::vector<const Metric*> rows;
-    for (const Metric& m : reading.metrics)
-        if (std::holds_alternative<std::uint64_t>(m.value))
-            rows.push_back(&m);
+    const auto& labels = reading.counter_labels;
+    const auto columns = value_columns(reading);
+    const auto rows = counter_rows(reading);
     std::size_t first_width = 5;
-    if (!columns.empty()) {
-        first_width = std::max(first_width, columns[0].size());
-        for (const Metric* m : rows)
-            if (const Label* l = find_label(*m, columns[0]))
-                first_width = std::max(first_width, l->value.size());
+    if (!labels.empty()) {
+        first_width = std::max(first_width, labels[0].size());
+        for (const CounterRow& r : rows)
+            first_width = std::max(first_width, label_value(r, labels[0]).size());
     }
-    auto line = [&](auto&& cell_of, std::string_view count) {
+    auto line = [&](auto&& label_cell, auto&& value_cell_of) {
         std::string text;
+        for (std::size_t i = 0; i < labels.size(); i++)
+            text += i == 0 ? fmt::format("{:<{}}", label_cell(i), first_width)
+                           : fmt::format(" {:<16}", label_cell(i));
         for (std::size_t i = 0; i < columns.size(); i++)
-            text += i == 0 ? fmt::format("{:<{}}", cell_of(i), first_width)
-                           : fmt::format(" {:<16}", cell_of(i));
-        out.print("{} {:>12}\n", text, count);
+            text += fmt::format(" {:>{}}", value_cell_of(i),
+                                std::max<std::size_t>(12, columns[i].heading.size()));
+        out.print("{}\n", text);
     };
-    line([&](std::size_t i) { return upper(columns[i]); }, "COUNT");
-    for (const Metric* m : rows) {
-        line([&](std::size_t i) {
-                 const Label* l = find_label(*m, columns[i]);
-                 return l ? l->value : std::string();
-             },
-             std::to_string(std::get<std::uint64_t>(m->value)));
-    }
+    line([&](std::size_t i) { return upper(labels[i]); },
+         [&](std::size_t i) { return columns[i].heading; });
+    for (const CounterRow& r : rows)
+        line([&](std::size_t i) { return label_value(r, labels[i]); },
+             [&](std::size_t i) { return value_cell(r, columns[i]); });
     out.append("\n");
 }
 
@@ -76,7 +146,7 @@ void render_counter_table(const Reading& reading, Output& out)
 
 void render_text(const Reading& reading, Output& out)
 {
-    if (!reading.counter_labels.empty())
+    if (!reading.counter_labels.empty() || !reading.counter_columns.empty())
         render_counter_table(reading, out);
     for (const Metric& m : reading.metrics)
         if (const auto* hist = std::get_if<Histogram>(&m.value))
@@ -85,20 +155,22 @@ void render_text(const Reading& reading, Output& out)
 
 void render_json(const Reading& reading, Output& out)
 {
-    for (const Metric& m : reading.metrics) {
-        if (const auto* hist = std::get_if<Histogram>(&m.value)) {
-            out.print("{}\n", render_json(*hist, histogram_label(m)));
-            continue;
-        }
+    const auto columns = value_columns(reading);
+    for (const CounterRow& r : counter_rows(reading)) {
         JsonObject obj;
-        for (const Label& l : m.labels) {
+        for (const Label& l : r.labels) {
             if (l.number)
                 obj.add_raw(l.name, l.value);
             else
                 obj.add(l.name, l.value);
         }
-        out.print("{}\n", obj.add("count", std::get<std::uint64_t>(m.value)).str());
+        for (const CounterColumn& c : columns)
+            obj.add_raw(snake_case(c.heading), value_cell(r, c));
+        out.print("{}\n", obj.str());
     }
+    for (const Metric& m : reading.metrics)
+        if (const auto* hist = std::get_if<Histogram>(&m.value))
+            out.print("{}\n", render_json(*hist, histogram_label(m)));
 }
 
 void CumulativeMetrics::add(const Reading& delta)

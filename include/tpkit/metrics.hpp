@@ -29,20 +29,34 @@ struct Metric {
     std::variant<std::uint64_t, Histogram> value;
 };
 
+// A value column of the counter table when rows carry several counters (a count and a total
+// time): the counter named `metric` of each row, shown as value / divisor with `decimals`
+// decimals, and with `per` set divided by that counter of the row too (an average). In JSON its
+// key is the heading in snake_case ("TIME (us)" → "time_us").
+struct CounterColumn {
+    std::string heading;
+    std::string metric;
+    std::uint64_t divisor = 1;
+    int decimals = 0;
+    std::string per;
+};
+
 // One collect(): the change since the previous one. Tools drain their maps, so readings are
 // deltas; CumulativeMetrics adds them up where running totals are wanted (an exporter).
 struct Reading {
-    // Counters print as one table whose columns are these labels (then COUNT), also when no
-    // counter has anything to show.
+    // Counters print as one table, also when no counter has anything to show: one row per set
+    // of labels, whose columns are these labels, then counter_columns (by default COUNT, the
+    // counter named "count").
     std::vector<std::string> counter_labels;
+    std::vector<CounterColumn> counter_columns;
     std::vector<Metric> metrics;
 };
 
 // bcc's layouts: each histogram as bars with percentiles, the counters as one table (label
 // columns upper-cased, the first as wide as its longest value, then COUNT) and a blank line.
 void render_text(const Reading& reading, Output& out);
-// One JSON object per line: histograms in render_json()'s schema, counters as
-// {"<label>":<value>,…,"count":N}.
+// One JSON object per line: histograms in render_json()'s schema, counters one object per row
+// of the table: {"<label>":<value>,…,"count":N,…}.
 void render_json(const Reading& reading, Output& out);
 
 // Running totals of delta readings, by metric name and labels.

@@ -44,11 +44,13 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
 }
 
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which
-// programs load, loads, attaches every program (by its SEC name), prints the header and one row
-// per Event record until a signal or --duration, then reports what was lost.
+// programs load, loads, attaches every program (by its SEC name), calls `attached` once, then
+// `on_event` once per Event record until a signal or --duration, then reports what was lost.
+// A record shorter than Event (a variable-size event's used prefix) leaves the rest zero.
 template <class Skel, class Event>
-void run_stream(const Cli& cli, const Columns<Event>& columns,
-                const std::function<void(Skel&)>& configure = {})
+void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_event,
+                const std::function<void(Skel&)>& configure = {},
+                const std::function<void()>& attached = {})
 {
     const CommonOptions& options = cli.options();
     auto skel = Skeleton<Skel>::open(cli.name());
@@ -59,18 +61,36 @@ void run_stream(const Cli& cli, const Columns<Event>& columns,
         configure(*skel);
     skel.load();
 
-    Output& out = standard_output();
-    MonotonicClock clock;
     EventReader reader(transport_maps(*skel), transport, [&](std::span<const std::byte> data) {
         Event e{};
         std::memcpy(&e, data.data(), std::min(data.size(), sizeof(e)));
-        columns.row(e, options, clock, out);
+        on_event(e);
     });
     skel.attach();
     StopSignal stop(options.duration);
-    columns.header(options, out);
+    if (attached)
+        attached();
     run_stream(reader, stop);
     report_lost(cli.name(), reader.lost(), options.json);
+}
+
+// The same, printing the columns' header, then one row per event (text or --json) that `keep`
+// keeps (every event without it: a filter BPF cannot apply, such as a substring of argv).
+template <class Skel, class Event>
+void run_stream(const Cli& cli, const Columns<Event>& columns,
+                const std::function<void(Skel&)>& configure = {},
+                const std::function<bool(const Event&)>& keep = {})
+{
+    const CommonOptions& options = cli.options();
+    Output& out = standard_output();
+    MonotonicClock clock;
+    run_stream<Skel, Event>(
+        cli,
+        [&](const Event& e) {
+            if (!keep || keep(e))
+                columns.row(e, options, clock, out);
+        },
+        configure, [&] { columns.header(options, out); });
 }
 
 } // namespace tpkit

@@ -83,7 +83,8 @@ for child in $children; do
   n=$(grep -c "^fork $$ -> $child " "$run/forkwatch.out" || true)
   [ "$n" = 1 ] || { show "$run/forkwatch.out"; fail "child $child of $$ seen $n times, not once"; }
 done
-grep -qx "0 lost" "$run/forkwatch.out" || { show "$run/forkwatch.out"; fail "forkwatch lost events"; }
+# The runner reports lost events on stderr, and only when there were some.
+! grep -q "lost" "$run/forkwatch.err" || { show "$run/forkwatch.err"; fail "forkwatch lost events"; }
 
 # "N context switches", then the bars of the per-CPU histogram ("CPU : COUNT |***|").
 total=$(sed -n 's/^\([0-9][0-9]*\) context switches$/\1/p' "$run/switchhist.out")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tool_run.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -319,41 +321,16 @@ ForkBatch run_fork_batch(const std::string& comm, int children, int threads)
 std::map<std::string, std::string> parse_flat_json(const std::string& line)
 {
     std::map<std::string, std::string> out;
-    std::size_t i = line.find('{');
-    if (i == std::string::npos)
+    std::size_t start = line.find('{');
+    if (start == std::string::npos)
         return out;
-    ++i;
-    auto read_string = [&](std::string& s) {
-        ++i; // opening quote
-        while (i < line.size() && line[i] != '"') {
-            if (line[i] == '\\' && i + 1 < line.size())
-                ++i;
-            s += line[i++];
-        }
-        ++i;
-    };
-    while (i < line.size() && line[i] != '}') {
-        if (line[i] == ',' || line[i] == ' ') {
-            ++i;
-            continue;
-        }
-        std::string key, value;
-        read_string(key);
-        ++i; // ':'
-        if (line[i] == '"') {
-            read_string(value);
-        } else {
-            int depth = 0;
-            while (i < line.size() && (depth > 0 || (line[i] != ',' && line[i] != '}'))) {
-                if (line[i] == '[' || line[i] == '{')
-                    depth++;
-                if (line[i] == ']' || line[i] == '}')
-                    depth--;
-                value += line[i++];
-            }
-        }
-        out[key] = value;
-    }
+    auto object = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(start), line.end(),
+                                        nullptr, /*allow_exceptions=*/false);
+    if (!object.is_object())
+        return out;
+    for (const auto& [key, value] : object.items())
+        out[key] = value.is_string() ? value.get<std::string>()
+                                     : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return out;
 }
 
@@ -447,234 +424,33 @@ bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
     }
 }
 
-namespace {
-
-// A strict recursive-descent reader of RFC 8259 JSON: only says whether the text is valid.
-class JsonChecker {
-public:
-    explicit JsonChecker(const std::string& text) : s_(text) {}
-
-    std::string object_problem()
-    {
-        skip_space();
-        if (peek() != '{')
-            return fail("not an object");
-        if (!value(0))
-            return problem_;
-        skip_space();
-        if (i_ != s_.size())
-            return fail("text after the object");
-        return {};
-    }
-
-private:
-    static constexpr int max_depth = 64;
-
-    char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-
-    std::string fail(const std::string& what)
-    {
-        if (problem_.empty())
-            problem_ = what + " at byte " + std::to_string(i_);
-        return problem_;
-    }
-    bool bad(const std::string& what)
-    {
-        fail(what);
-        return false;
-    }
-
-    void skip_space()
-    {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
-            i_++;
-    }
-
-    bool literal(const char* word)
-    {
-        std::size_t n = std::strlen(word);
-        if (s_.compare(i_, n, word) != 0)
-            return bad("unexpected character");
-        i_ += n;
+std::string json_object_problem(const std::string& text)
+{
+    // nlohmann's parser is strict RFC 8259 (UTF-8 included) but keeps the last of duplicate
+    // names: the callback sees every name, one set per open object.
+    std::vector<std::set<std::string>> names;
+    std::string duplicate;
+    auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::object_start)
+            names.emplace_back();
+        else if (event == nlohmann::json::parse_event_t::object_end)
+            names.pop_back();
+        else if (event == nlohmann::json::parse_event_t::key && !names.back().insert(parsed.get<std::string>()).second &&
+                 duplicate.empty())
+            duplicate = parsed.get<std::string>();
         return true;
+    };
+    try {
+        auto value = nlohmann::json::parse(text, callback);
+        if (!value.is_object())
+            return "not an object but a JSON " + std::string(value.type_name());
+    } catch (const nlohmann::json::parse_error& e) {
+        return e.what();
     }
-
-    bool value(int depth)
-    {
-        if (depth > max_depth)
-            return bad("nested too deeply");
-        skip_space();
-        switch (peek()) {
-        case '{': return object(depth);
-        case '[': return array(depth);
-        case '"': {
-            std::string ignored;
-            return string(ignored);
-        }
-        case 't': return literal("true");
-        case 'f': return literal("false");
-        case 'n': return literal("null");
-        default: return number();
-        }
-    }
-
-    bool object(int depth)
-    {
-        i_++; // '{'
-        std::set<std::string> names;
-        skip_space();
-        if (peek() == '}') {
-            i_++;
-            return true;
-        }
-        for (;;) {
-            skip_space();
-            if (peek() != '"')
-                return bad("expected a member name");
-            std::string name;
-            if (!string(name))
-                return false;
-            if (!names.insert(name).second)
-                return bad("duplicate member \"" + name + "\"");
-            skip_space();
-            if (peek() != ':')
-                return bad("expected ':'");
-            i_++;
-            if (!value(depth + 1))
-                return false;
-            skip_space();
-            if (peek() == ',') {
-                i_++;
-                continue;
-            }
-            if (peek() == '}') {
-                i_++;
-                return true;
-            }
-            return bad("expected ',' or '}'");
-        }
-    }
-
-    bool array(int depth)
-    {
-        i_++; // '['
-        skip_space();
-        if (peek() == ']') {
-            i_++;
-            return true;
-        }
-        for (;;) {
-            if (!value(depth + 1))
-                return false;
-            skip_space();
-            if (peek() == ',') {
-                i_++;
-                continue;
-            }
-            if (peek() == ']') {
-                i_++;
-                return true;
-            }
-            return bad("expected ',' or ']'");
-        }
-    }
-
-    static bool hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-
-    // A string; `out` gets its raw bytes (escapes kept as written), enough to compare names.
-    bool string(std::string& out)
-    {
-        i_++; // '"'
-        for (;;) {
-            if (i_ >= s_.size())
-                return bad("unterminated string");
-            unsigned char c = static_cast<unsigned char>(s_[i_]);
-            if (c == '"') {
-                i_++;
-                return true;
-            }
-            if (c < 0x20)
-                return bad("control character in a string");
-            if (c == '\\') {
-                char e = i_ + 1 < s_.size() ? s_[i_ + 1] : '\0';
-                if (e == 'u') {
-                    if (i_ + 6 > s_.size() || !hex(s_[i_ + 2]) || !hex(s_[i_ + 3]) ||
-                        !hex(s_[i_ + 4]) || !hex(s_[i_ + 5]))
-                        return bad("bad \\u escape");
-                    out.append(s_, i_, 6);
-                    i_ += 6;
-                    continue;
-                }
-                if (!std::strchr("\"\\/bfnrt", e) || e == '\0')
-                    return bad("bad escape");
-                out.append(s_, i_, 2);
-                i_ += 2;
-                continue;
-            }
-            if (c < 0x80) {
-                out += static_cast<char>(c);
-                i_++;
-                continue;
-            }
-            // UTF-8: the length from the lead byte, no overlong forms, surrogates or > U+10FFFF.
-            int n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-            if (n == 0 || i_ + n > s_.size())
-                return bad("invalid UTF-8");
-            std::uint32_t cp = c & (0xff >> (n + 1));
-            for (int k = 1; k < n; k++) {
-                unsigned char b = static_cast<unsigned char>(s_[i_ + k]);
-                if ((b & 0xc0) != 0x80)
-                    return bad("invalid UTF-8");
-                cp = (cp << 6) | (b & 0x3f);
-            }
-            static constexpr std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-            if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                return bad("invalid UTF-8");
-            out.append(s_, i_, n);
-            i_ += n;
-        }
-    }
-
-    bool digits()
-    {
-        std::size_t start = i_;
-        while (std::isdigit(static_cast<unsigned char>(peek())))
-            i_++;
-        return i_ > start;
-    }
-
-    bool number()
-    {
-        if (peek() == '-')
-            i_++;
-        if (peek() == '0') {
-            i_++;
-        } else if (!std::isdigit(static_cast<unsigned char>(peek())) || !digits()) {
-            return bad("unexpected character");
-        }
-        if (peek() == '.') {
-            i_++;
-            if (!digits())
-                return bad("digits expected after '.'");
-        }
-        if (peek() == 'e' || peek() == 'E') {
-            i_++;
-            if (peek() == '+' || peek() == '-')
-                i_++;
-            if (!digits())
-                return bad("digits expected in the exponent");
-        }
-        return true;
-    }
-
-    const std::string& s_;
-    std::size_t i_ = 0;
-    std::string problem_;
-};
-
-} // namespace
-
-std::string json_object_problem(const std::string& text) { return JsonChecker(text).object_problem(); }
+    if (!duplicate.empty())
+        return "duplicate member name \"" + duplicate + "\"";
+    return {};
+}
 
 bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
                      const std::function<bool(const std::string&)>& pred, int attempts,

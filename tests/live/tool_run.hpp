@@ -85,8 +85,9 @@ struct ForkBatch {
 
 ForkBatch run_fork_batch(const std::string& comm, int children, int threads);
 
-// A flat JSON object's members as text (numbers as written, strings unescaped for the simple
-// cases the tools print): enough to check tool output without a JSON library.
+// The members of the JSON object on a line (from its first '{'), as text: strings unescaped,
+// other values as compact JSON (numbers, arrays, nested objects); empty when the line holds no
+// JSON object.
 std::map<std::string, std::string> parse_flat_json(const std::string& line);
 
 // Names of the BPF programs loaded now (bpftool prog list), for leak checks.
@@ -118,7 +119,7 @@ bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
                                   std::chrono::milliseconds timeout);
 
 // Empty when `text` is exactly one JSON object (RFC 8259, optional surrounding whitespace,
-// valid UTF-8, no duplicate member names), else what is wrong and at which byte.
+// valid UTF-8, no duplicate member names), else what is wrong (and where: the parser's message).
 std::string json_object_problem(const std::string& text);
 
 // Calls poke() and waits up to `each` for a line satisfying pred, up to `attempts` times: a
