@@ -74,6 +74,7 @@ const std::vector<ToolSpec> specs{
     {"tpsnoop", Kind::tracer, {"sched:sched_process_fork"}, {"snoop_event"}, 1, true},
     {"tpcount", Kind::tracer, {"sched:sched_process_fork"}, {"count_event"}, 1, false},
     {"tphist", Kind::tracer, {"sched:sched_process_fork", "child_pid"}, {"hist_event"}, 1, false},
+    {"syscount", Kind::tracer, {}, {"count_enter"}, 1, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)

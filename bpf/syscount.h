@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* syscount's key and value, shared by its BPF program and user space (installed for embedders as
+ * <tpkit/tools/syscount.h>). */
+#ifndef TPKIT_SYSCOUNT_H
+#define TPKIT_SYSCOUNT_H
+
+#if !defined(__bpf__)
+#include <linux/types.h>
+#endif
+#include <tpkit/limits.h>
+
+/* rodata only_syscall when every syscall is counted: no syscall has this number. */
+#define SYSCOUNT_EVERY_SYSCALL 0xffffffffu
+
+/* By syscall: its number, comm all zero. By process (-P): the process ID and the command name
+ * of its main thread, so that a process renamed by exec counts apart under each name. */
+struct syscount_key {
+	__u32 id;
+	char comm[TPKIT_COMM_LEN];
+};
+
+/* Per CPU; user space sums the CPUs' values (__u64 counters, in this order). */
+struct syscount_value {
+	__u64 count;
+	__u64 total_ns; /* with -L: time from entry to return */
+};
+
+#endif

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The kernel's system calls by number and name, and error numbers by name: what tools print for
+// a syscall ID or take as an option. Syscall names come from the build's <asm/unistd_64.h>,
+// turned into a table at build time (cmake/gen-syscall-table.cmake); errno names from glibc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tpkit {
+
+struct Syscall {
+    std::uint32_t number;
+    std::string_view name;
+};
+
+// Every syscall the build's headers name, by number.
+std::span<const Syscall> syscalls();
+
+// "read" for 0; nullopt for a number the headers do not name (a newer kernel's syscall).
+std::optional<std::string_view> syscall_name(std::uint32_t number);
+// The name, or "[unknown: N]" as bcc's tools print it.
+std::string syscall_text(std::uint32_t number);
+// 0 for "read"; nullopt for an unknown name.
+std::optional<std::uint32_t> syscall_number(std::string_view name);
+// A syscall given on the command line, by name or number; Error(usage) for a name the headers
+// do not know or a number outside 0..4095.
+std::uint32_t parse_syscall(std::string_view text);
+
+// "ENOENT" for 2 (glibc's strerrorname_np); nullopt when glibc has no name for it.
+std::optional<std::string_view> errno_name(int number);
+// 2 for "ENOENT"; glibc's aliases (EWOULDBLOCK, EDEADLOCK, ENOTSUP) too; nullopt when unknown.
+std::optional<int> errno_number(std::string_view name);
+// An error number given on the command line, by name ("ENOENT") or number (1..4095, the range
+// syscalls return); Error(usage) otherwise.
+int parse_errno(std::string_view text);
+
+} // namespace tpkit

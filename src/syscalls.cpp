@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The syscall table itself is generated at build time (syscall_table.cpp in the build tree).
+#include "tpkit/syscalls.hpp"
+
+#include "tpkit/error.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace tpkit {
+namespace {
+
+// Syscall numbers and error numbers alike stay below 4096: the kernel returns -1..-4095 as errors.
+constexpr std::uint32_t max_errno = 4095;
+
+std::optional<std::uint32_t> whole_number(std::string_view text)
+{
+    std::uint32_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+} // namespace
+
+std::optional<std::string_view> syscall_name(std::uint32_t number)
+{
+    auto all = syscalls();
+    auto it = std::lower_bound(all.begin(), all.end(), number,
+                               [](const Syscall& s, std::uint32_t n) { return s.number < n; });
+    if (it == all.end() || it->number != number)
+        return std::nullopt;
+    return it->name;
+}
+
+std::string syscall_text(std::uint32_t number)
+{
+    if (auto name = syscall_name(number))
+        return std::string(*name);
+    return fmt::format("[unknown: {}]", number);
+}
+
+std::optional<std::uint32_t> syscall_number(std::string_view name)
+{
+    for (const Syscall& s : syscalls())
+        if (s.name == name)
+            return s.number;
+    return std::nullopt;
+}
+
+std::uint32_t parse_syscall(std::string_view text)
+{
+    if (auto number = whole_number(text)) {
+        if (*number > max_errno)
+            throw Error(Exit::usage, fmt::format("syscall number {} is out of range 0..{}", text,
+                                                 max_errno));
+        return *number;
+    }
+    if (auto number = syscall_number(text))
+        return *number;
+    throw Error(Exit::usage, fmt::format("unknown syscall '{}'", text));
+}
+
+std::optional<std::string_view> errno_name(int number)
+{
+    if (const char* name = strerrorname_np(number))
+        return name;
+    return std::nullopt;
+}
+
+std::optional<int> errno_number(std::string_view name)
+{
+    // Second names of one number: strerrorname_np gives only the first.
+    static constexpr std::pair<std::string_view, int> aliases[] = {
+        {"EWOULDBLOCK", EWOULDBLOCK}, {"EDEADLOCK", EDEADLOCK}, {"ENOTSUP", ENOTSUP}};
+    for (const auto& [alias, number] : aliases)
+        if (alias == name)
+            return number;
+    for (int number = 1; number <= static_cast<int>(max_errno); number++)
+        if (errno_name(number) == name)
+            return number;
+    return std::nullopt;
+}
+
+int parse_errno(std::string_view text)
+{
+    if (auto number = whole_number(text)) {
+        if (*number == 0 || *number > max_errno)
+            throw Error(Exit::usage,
+                        fmt::format("errno {} is out of range 1..{}", text, max_errno));
+        return static_cast<int>(*number);
+    }
+    if (auto number = errno_number(text))
+        return *number;
+    throw Error(Exit::usage, fmt::format("unknown errno '{}': a name such as ENOENT, or a number",
+                                         text));
+}
+
+} // namespace tpkit

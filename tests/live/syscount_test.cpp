@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// syscount against a process that makes a known set of syscalls: exactly those, counted exactly,
+// by syscall and by process, failed ones by errno, with their time, across interval drains.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+constexpr const char* maker_comm = "tpk-syscalls";
+
+// How many calls of each kind the maker makes once released.
+struct Calls {
+    int getppid = 0;
+    int bad_close = 0;   // close(-1): EBADF
+    int missing_open = 0; // openat of a path that does not exist: ENOENT
+};
+
+// A process named maker_comm that waits in read() until released, then makes exactly `calls`
+// with raw syscalls (no C library caching or extra calls), one write() to say it is done, and
+// exits (exit_group). Killed and reaped on every exit path of the test.
+class SyscallMaker {
+public:
+    explicit SyscallMaker(Calls calls) : calls_(calls)
+    {
+        int go[2], done[2];
+        if (pipe2(go, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0)
+            throw std::runtime_error("pipe failed");
+        pid_ = fork();
+        if (pid_ < 0)
+            throw std::runtime_error("fork failed");
+        if (pid_ == 0)
+            run(go[0], done[1]);
+        close(go[0]);
+        close(done[1]);
+        go_fd_ = go[1];
+        done_fd_ = done[0];
+        wait_until_in_read();
+    }
+
+    ~SyscallMaker()
+    {
+        close(go_fd_);
+        close(done_fd_);
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    pid_t pid() const { return pid_; }
+    std::string pid_text() const { return std::to_string(pid_); }
+
+    // Releases it and waits until it has exited.
+    void make_calls()
+    {
+        char byte = 1;
+        if (write(go_fd_, &byte, 1) != 1 || read(done_fd_, &byte, 1) != 1)
+            throw std::runtime_error("syscall maker gone");
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        reaped_ = true;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error("syscall maker failed, status " + std::to_string(status));
+    }
+
+private:
+    [[noreturn]] void run(int go, int done)
+    {
+        prctl(PR_SET_NAME, maker_comm);
+        char byte = 0;
+        if (syscall(SYS_read, go, &byte, 1) != 1)
+            _exit(1);
+        for (int i = 0; i < calls_.getppid; i++)
+            syscall(SYS_getppid);
+        for (int i = 0; i < calls_.bad_close; i++)
+            syscall(SYS_close, -1);
+        for (int i = 0; i < calls_.missing_open; i++)
+            syscall(SYS_openat, AT_FDCWD, "/nonexistent/tpkit-syscount", O_RDONLY);
+        if (syscall(SYS_write, done, &byte, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+
+    // Until the maker sleeps in its read(): from then on it makes no syscall before released,
+    // and that read() was entered before any tool attached.
+    void wait_until_in_read()
+    {
+        const std::string path = "/proc/" + pid_text() + "/syscall";
+        const auto end = std::chrono::steady_clock::now() + tpkit::live::patient(30s);
+        for (; std::chrono::steady_clock::now() < end;
+             std::this_thread::sleep_for(1ms)) {
+            std::ifstream in(path);
+            std::string number;
+            if (in >> number && number == std::to_string(SYS_read))
+                return;
+        }
+        throw std::runtime_error("syscall maker never waited in read()");
+    }
+
+    Calls calls_;
+    pid_t pid_ = -1;
+    int go_fd_ = -1;
+    int done_fd_ = -1;
+    bool reaped_ = false;
+};
+
+// The JSON rows of a syscount run, each row's values by column.
+using Rows = std::vector<std::map<std::string, std::string>>;
+
+// Runs syscount --json with `args` on a maker of `calls`: attached (programs holding `links`),
+// the calls made, then SIGINT for the final table.
+Rows syscount_rows(const Calls& calls, std::vector<std::string> args, std::size_t links = 1)
+{
+    SyscallMaker maker(calls);
+    std::vector<std::string> argv{tpkit::live::tool_path("syscount"), "--json", "-T", "100"};
+    for (auto& a : args)
+        argv.push_back(a == "{pid}" ? maker.pid_text() : a);
+    ToolRun tool(argv);
+    if (!tool.wait_until_attached(links, 60s)) {
+        ADD_FAILURE() << "syscount did not attach: " << tool.stderr_text();
+        return {};
+    }
+    maker.make_calls();
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    EXPECT_EQ(tool.stderr_text(), "");
+    Rows rows;
+    for (const auto& line : tool.lines())
+        rows.push_back(tpkit::live::parse_flat_json(line));
+    return rows;
+}
+
+// Counts by syscall name, summed over every table.
+std::map<std::string, std::uint64_t> counts_by_syscall(const Rows& rows)
+{
+    std::map<std::string, std::uint64_t> counts;
+    for (const auto& row : rows) {
+        EXPECT_TRUE(row.count("syscall") && row.count("count")) << "a row without syscall, count";
+        if (row.count("syscall"))
+            counts[row.at("syscall")] += std::stoull(row.at("count"));
+    }
+    return counts;
+}
+
+using Counts = std::map<std::string, std::uint64_t>;
+
+} // namespace
+
+TEST(SyscountExact, EverySyscallOfThePidOnce)
+{
+    TPKIT_REQUIRE_LIVE();
+    // Counted at entry: exit_group too, which never returns.
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}"});
+    EXPECT_EQ(counts_by_syscall(rows),
+              (Counts{{"getppid", 1000}, {"close", 30}, {"openat", 20}, {"write", 1},
+                      {"exit_group", 1}}));
+}
+
+TEST(SyscountExact, FailedOnly)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-x"});
+    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"close", 30}, {"openat", 20}}));
+}
+
+TEST(SyscountExact, OneErrnoByNameOrNumber)
+{
+    TPKIT_REQUIRE_LIVE();
+    EXPECT_EQ(counts_by_syscall(syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-e", "EBADF"})),
+              (Counts{{"close", 30}}));
+    EXPECT_EQ(counts_by_syscall(syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-e", "2"})),
+              (Counts{{"openat", 20}}));
+}
+
+TEST(SyscountExact, OneSyscall)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "--syscall", "getppid"});
+    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", 1000}}));
+}
+
+TEST(SyscountExact, ByProcess)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-P"});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["comm"], maker_comm);
+    EXPECT_EQ(rows[0]["count"], std::to_string(1000 + 30 + 20 + 2));
+    EXPECT_FALSE(rows[0]["pid"].empty());
+    EXPECT_EQ(rows[0].count("syscall"), 0u);
+}
+
+TEST(SyscountExact, FailedByProcess)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-P", "-e", "ENOENT"});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["comm"], maker_comm);
+    EXPECT_EQ(rows[0]["count"], "20");
+}
+
+TEST(SyscountExact, LatencyCountsEveryReturnWithItsTime)
+{
+    TPKIT_REQUIRE_LIVE();
+    // Counted at return, with the time since entry: the read() the maker waited in began before
+    // the tool attached (no start: left out), exit_group never returns.
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-L"}, 2);
+    EXPECT_EQ(counts_by_syscall(rows),
+              (Counts{{"getppid", 1000}, {"close", 30}, {"openat", 20}, {"write", 1}}));
+    for (const auto& row : rows) {
+        double total = std::stod(row.at("time_us")), avg = std::stod(row.at("avg_us"));
+        double count = std::stod(row.at("count"));
+        EXPECT_GT(total, 0) << row.at("syscall");
+        // Both rounded to the nanosecond.
+        EXPECT_NEAR(avg, total / count, 0.001) << row.at("syscall");
+    }
+}
+
+TEST(SyscountExact, LatencyByProcessInMilliseconds)
+{
+    TPKIT_REQUIRE_LIVE();
+    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-L", "-P", "-m"}, 2);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["comm"], maker_comm);
+    EXPECT_EQ(rows[0]["count"], std::to_string(1000 + 30 + 20 + 1));
+    EXPECT_TRUE(rows[0].count("time_ms") && rows[0].count("avg_ms"));
+}
+
+TEST(SyscountExact, NoCountLostBetweenIntervals)
+{
+    TPKIT_REQUIRE_LIVE();
+    // Tables every 10 ms while the maker makes its calls: the counting map is drained many
+    // times under way, and the tables add up to exactly the calls made.
+    auto rows = syscount_rows({300000, 0, 0}, {"-p", "{pid}", "--syscall", "getppid", "0.01"});
+    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", 300000}}));
+    EXPECT_GT(rows.size(), 1u) << "the calls ended within one interval: nothing was drained under way";
+}
+
+TEST(Syscount, UnknownErrnoOrSyscallIsUsageError)
+{
+    for (std::vector<std::string> args : {std::vector<std::string>{"-e", "EFOO"},
+                                          {"-e", "0"},
+                                          {"--syscall", "no_such_syscall"},
+                                          {"--syscall", "5000"}}) {
+        std::vector<std::string> argv{tpkit::live::tool_path("syscount")};
+        argv.insert(argv.end(), args.begin(), args.end());
+        ToolRun run(argv);
+        EXPECT_EQ(run.wait(10s), 2) << args[1];
+        EXPECT_EQ(std::count(run.stderr_text().begin(), run.stderr_text().end(), '\n'), 1)
+            << run.stderr_text();
+        EXPECT_EQ(run.stderr_text().rfind("syscount: ", 0), 0u) << run.stderr_text();
+        EXPECT_TRUE(run.lines().empty());
+    }
+}
+
+TEST(Syscount, ListsTheBuildsSyscalls)
+{
+    ToolRun run({tpkit::live::tool_path("syscount"), "-l"});
+    ASSERT_EQ(run.wait(10s), 0) << run.stderr_text();
+    const auto& lines = run.lines();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "  0: read"), lines.end());
+    EXPECT_NE(std::find(lines.begin(), lines.end(), std::to_string(SYS_getppid) + ": getppid"),
+              lines.end());
+    EXPECT_NE(std::find(lines.begin(), lines.end(), " " + std::to_string(SYS_execve) + ": execve"),
+              lines.end());
+}

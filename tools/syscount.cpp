@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// syscount: the syscalls of the machine counted in the kernel, by syscall or by process, with
+// their time (-L); bcc's syscount's options and tables.
+#include "syscount.h"
+#include "syscount.skel.h"
+
+#include <tpkit/cli.hpp>
+#include <tpkit/columns.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+#include <tpkit/syscalls.hpp>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+constexpr const char* examples = R"(  syscount                  # the ten most frequent syscalls, at Ctrl-C
+  syscount -i 1             # every second (also: syscount 1)
+  syscount -p 181 -T 20     # the twenty most frequent syscalls of PID 181
+  syscount -L -m            # time spent in each syscall, in milliseconds
+  syscount -P               # by process instead of by syscall
+  syscount -x               # failed syscalls only
+  syscount -e ENOENT -P     # the processes whose syscalls fail with ENOENT
+  syscount --syscall openat -P --json -d 10
+  syscount -l               # the syscalls this build knows by name
+)";
+
+// Keys each half of the counting map holds: every syscall number in use, or processes.
+constexpr std::uint32_t max_syscalls = 1024;
+constexpr std::uint32_t max_processes = 10240;
+
+struct Options {
+    std::size_t top = 10;
+    double interval = 0;
+    bool failures = false;
+    std::string errno_text;
+    std::string syscall_text;
+    bool latency = false;
+    bool milliseconds = false;
+    bool by_process = false;
+    bool list = false;
+};
+
+void list_syscalls()
+{
+    for (const tpkit::Syscall& s : tpkit::syscalls())
+        tpkit::standard_output().print("{:3}: {}\n", s.number, s.name);
+}
+
+// The counts (and times) since the previous call, largest first, the top ones.
+tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
+                       tpkit::MissedWatch& missed)
+{
+    struct Row {
+        syscount_key key;
+        std::uint64_t count, total_ns;
+    };
+    std::vector<Row> rows;
+    for (const auto& entry : counts.drain()) {
+        Row row{{}, entry.counters.at(0), entry.counters.at(1)};
+        std::memcpy(&row.key, entry.key.data(), std::min(entry.key.size(), sizeof(row.key)));
+        rows.push_back(row);
+    }
+    auto order = [&](const Row& r) { return options.latency ? r.total_ns : r.count; };
+    std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+        return order(a) != order(b) ? order(a) > order(b) : a.key.id < b.key.id;
+    });
+    if (rows.size() > options.top)
+        rows.resize(options.top);
+    missed.report();
+
+    tpkit::Reading reading;
+    if (options.by_process)
+        reading.counter_labels = {"pid", "comm"};
+    else
+        reading.counter_labels = {"syscall"};
+    if (options.latency) {
+        const std::string unit = options.milliseconds ? "ms" : "us";
+        const std::uint64_t divisor = options.milliseconds ? 1'000'000 : 1'000;
+        reading.counter_columns = {{"COUNT", "count", 1, 0, ""},
+                                   {"TIME (" + unit + ")", "time", divisor, 3, ""},
+                                   {"AVG (" + unit + ")", "time", divisor, 3, "count"}};
+    }
+    for (const Row& r : rows) {
+        std::vector<tpkit::Label> labels;
+        if (options.by_process)
+            labels = {{"pid", std::to_string(r.key.id), true},
+                      {"comm", std::string(tpkit::text_of(r.key.comm)), false}};
+        else
+            labels = {{"syscall", tpkit::syscall_text(r.key.id), false}};
+        reading.metrics.push_back({"count", "syscalls", "", labels, r.count});
+        if (options.latency)
+            reading.metrics.push_back({"time", "time in syscalls", "ns", labels, r.total_ns});
+    }
+    return reading;
+}
+
+void run(const Options& options, tpkit::CommonOptions common)
+{
+    const int only_errno = options.errno_text.empty() ? 0 : tpkit::parse_errno(options.errno_text);
+    const std::uint32_t only_syscall = options.syscall_text.empty()
+                                           ? SYSCOUNT_EVERY_SYSCALL
+                                           : tpkit::parse_syscall(options.syscall_text);
+    if (options.interval > 0 && common.interval > 0)
+        throw tpkit::Error(tpkit::Exit::usage, "give the interval once: -i or [interval]");
+    common.interval = std::max(common.interval, options.interval);
+    common.timestamp = true; // like bcc's, every table is headed by its time
+
+    auto skel = tpkit::Skeleton<syscount_bpf>::open("syscount");
+    tpkit::apply_task_filters(*skel, common);
+    skel->rodata->by_process = options.by_process;
+    skel->rodata->with_latency = options.latency;
+    skel->rodata->failed_only = options.failures;
+    skel->rodata->only_errno = static_cast<std::uint32_t>(only_errno);
+    skel->rodata->only_syscall = only_syscall;
+    skel->rodata->exit_nr = tpkit::syscall_number("exit").value_or(SYSCOUNT_EVERY_SYSCALL);
+    skel->rodata->exit_group_nr = tpkit::syscall_number("exit_group").value_or(SYSCOUNT_EVERY_SYSCALL);
+    // Counted at entry unless the return value or the time since entry matters.
+    const bool at_exit = options.latency || options.failures || only_errno;
+    const char* what = "cannot choose syscount's programs";
+    tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.count_enter, !at_exit), what);
+    tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.start_enter, options.latency), what);
+    tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.count_exit, at_exit), what);
+    if (!options.latency)
+        tpkit::check_libbpf(bpf_map__set_max_entries(skel->maps.starts, 1), "cannot size starts");
+    tpkit::SwappedMap counts(skel->maps.counts, skel->maps.counts_a, skel->maps.counts_b);
+    counts.set_max_entries(options.by_process ? max_processes : max_syscalls);
+    skel.load();
+    skel.attach();
+
+    std::string too_many = options.by_process
+                               ? fmt::format("more than {} processes in an interval", max_processes)
+                               : fmt::format("more than {} syscall numbers", max_syscalls);
+    if (options.latency)
+        too_many += fmt::format(", or more than {} threads in syscalls at once",
+                                TPKIT_TIMING_MAX_ENTRIES);
+    tpkit::MissedWatch missed("syscount", skel->maps.tpkit_missed, too_many);
+    tpkit::StopSignal stop(common.duration);
+    tpkit::run_aggregate(common, stop, [&] { return collect(options, counts, missed); });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("syscount", "Count syscalls, by syscall or by process, in the kernel.", examples);
+    Options options;
+    cli.add_common();
+    // -T is bcc's --top here; every table is headed by its time anyway.
+    cli.app().remove_option(cli.app().get_option("--timestamp"));
+    cli.add_interval_count();
+    auto& app = cli.app();
+    app.add_option("-T,--top", options.top, "print only the N most frequent (default 10)")
+        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
+    app.add_option("-i,--interval", options.interval, "print every SECONDS (as [interval])")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("-x,--failures", options.failures, "only failed syscalls");
+    app.add_option("-e,--errno", options.errno_text,
+                   "only syscalls failing with this error (ENOENT or a number)");
+    app.add_option("--syscall", options.syscall_text, "only this syscall (a name of -l or a number)");
+    app.add_flag("-L,--latency", options.latency, "time in syscalls too, sorted by it");
+    app.add_flag("-m,--milliseconds", options.milliseconds, "times in ms (default: us)");
+    app.add_flag("-P,--process", options.by_process, "by process instead of by syscall");
+    app.add_flag("-l,--list", options.list, "list the syscalls known by name and exit");
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        if (options.list)
+            list_syscalls();
+        else
+            run(options, cli.options());
+    });
+}
