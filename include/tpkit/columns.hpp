@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <variant>
@@ -22,7 +23,13 @@
 
 namespace tpkit {
 
-// What a column shows for one event: a number or text (comm, names), as JSON number or string.
+// A value this kernel's event does not carry (a tracepoint field added in a later kernel):
+// "-" in text, null in JSON, never a made-up 0.
+struct Absent {};
+inline constexpr Absent absent{};
+
+// What a column shows for one event: a number or text (comm, names), as JSON number or string,
+// or absent.
 struct Value {
     template <class Int>
         requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
@@ -35,8 +42,11 @@ struct Value {
     }
     Value(std::string_view text) : value(text) {}
     Value(const char* text) : value(std::string_view(text)) {}
+    Value(Absent) : value(Absent{}) {}
+    // Text made for this event (a formatted figure), owned by the value.
+    Value(std::string text) : value(std::move(text)) {}
 
-    std::variant<std::int64_t, std::uint64_t, std::string_view> value;
+    std::variant<std::int64_t, std::uint64_t, std::string_view, Absent, std::string> value;
 };
 
 enum class Align { left, right };
@@ -47,6 +57,8 @@ struct Column {
         value,
         time, // get() gives bpf_ktime_get_ns(): TIME as HH:MM:SS, TIME(s) since start with -T,
               // "time_ns" (wall clock, ns) in JSON
+        seconds, // get() gives nanoseconds (a duration): seconds with two decimals in text, like
+                 // bcc's AGE(s), the nanoseconds in JSON (name the key *_ns)
     };
     std::string_view heading; // empty: in JSON only
     std::string_view key;     // JSON member
@@ -60,6 +72,13 @@ template <class Event>
 Column<Event> time_column(Value (*get)(const Event&))
 {
     return {"TIME", "time_ns", 8, Align::left, get, Column<Event>::Kind::time};
+}
+
+template <class Event>
+Column<Event> seconds_column(std::string_view heading, std::string_view key, int width,
+                             Value (*get)(const Event&))
+{
+    return {heading, key, width, Align::right, get, Column<Event>::Kind::seconds};
 }
 
 // A fixed-size, possibly unterminated char array (comm, device names) as text.
@@ -100,7 +119,12 @@ public:
                 if (c.kind == Column<Event>::Kind::time)
                     obj.add(c.key, clock.realtime_ns(std::get<std::uint64_t>(v)));
                 else
-                    std::visit([&](const auto& x) { obj.add(c.key, x); }, v);
+                    std::visit([&](const auto& x) {
+                        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Absent>)
+                            obj.add_raw(c.key, "null");
+                        else
+                            obj.add(c.key, x);
+                    }, v);
             }
             out.append(obj.str());
             out.append("\n");
@@ -119,7 +143,17 @@ public:
                 cell(out, first, time, width(c, options), c.align);
                 continue;
             }
-            std::visit([&](const auto& x) { cell(out, first, x, c.width, c.align); }, v);
+            if (c.kind == Column<Event>::Kind::seconds) {
+                cell(out, first, fmt::format("{:.2f}", std::get<std::uint64_t>(v) / 1e9), c.width,
+                     c.align);
+                continue;
+            }
+            std::visit([&](const auto& x) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Absent>)
+                    cell(out, first, std::string_view("-"), c.width, c.align);
+                else
+                    cell(out, first, x, c.width, c.align);
+            }, v);
         }
         out.append("\n");
     }

@@ -75,6 +75,12 @@ const std::vector<ToolSpec> specs{
     {"tpcount", Kind::tracer, {"sched:sched_process_fork"}, {"count_event"}, 1, false},
     {"tphist", Kind::tracer, {"sched:sched_process_fork", "child_pid"}, {"hist_event"}, 1, false},
     {"syscount", Kind::tracer, {}, {"count_enter"}, 1, false},
+    {"exitsnoop", Kind::tracer, {}, {"process_exit"}, 1, true},
+    {"sigsnoop", Kind::tracer, {}, {"signal_generate"}, 1, true},
+    {"killsnoop", Kind::tracer, {},
+     {"kill_entry", "kill_exit", "tkill_entry", "tkill_exit", "tgkill_entry", "tgkill_exit",
+      "signal_generate"},
+     7, true},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -122,7 +128,7 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
     const ToolSpec& spec = *spec_ptr_
 
 // A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
-// getppid() and a UDP datagram received on the loopback.
+// getppid(), a UDP datagram received on the loopback, and a kill() of signal 0.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -141,6 +147,7 @@ void make_some_events()
         throw std::runtime_error("loopback datagram failed");
     }
     close(fd);
+    kill(getpid(), 0); // a kill() that sends nothing
 }
 
 // Whether nobody, as ToolRun drops to it, can list `dir`.
