@@ -46,7 +46,9 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which
 // programs load, loads, attaches every program (by its SEC name), calls `attached` once, then
 // `on_event` once per Event record until a signal or --duration, then reports what was lost.
-// A record shorter than Event (a variable-size event's used prefix) leaves the rest zero.
+// A record shorter than Event (a variable-size event's used prefix) leaves the rest zero, but
+// the perf buffer pads records with stale bytes: such an event says itself how much of its tail
+// is valid (emit.bpf.h).
 template <class Skel, class Event>
 void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_event,
                 const std::function<void(Skel&)>& configure = {},
