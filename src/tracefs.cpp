@@ -104,6 +104,12 @@ fs::path event_dir(const TracepointName& name)
     throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
 }
 
+bool event_exists(const TracepointName& name)
+{
+    std::error_code ec;
+    return fs::is_directory(tracefs_root() / "events" / name.system / name.event, ec);
+}
+
 bool attaches_bpf(const TracepointName& name) { return name.system != "ftrace"; }
 
 } // namespace tpkit

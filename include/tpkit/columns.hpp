@@ -28,6 +28,12 @@ namespace tpkit {
 struct Absent {};
 inline constexpr Absent absent{};
 
+// A value whose text and JSON differ: a list (argv) is a command line in text and an array in JSON.
+struct TextAndJson {
+    std::string text;
+    std::string json; // valid JSON (append_json_string, for instance)
+};
+
 // What a column shows for one event: a number or text (comm, names), as JSON number or string,
 // or absent.
 struct Value {
@@ -45,8 +51,10 @@ struct Value {
     Value(Absent) : value(Absent{}) {}
     // Text made for this event (a formatted figure), owned by the value.
     Value(std::string text) : value(std::move(text)) {}
+    Value(TextAndJson both) : value(std::move(both)) {}
 
-    std::variant<std::int64_t, std::uint64_t, std::string_view, Absent, std::string> value;
+    std::variant<std::int64_t, std::uint64_t, std::string_view, Absent, std::string, TextAndJson>
+        value;
 };
 
 enum class Align { left, right };
@@ -88,6 +96,17 @@ std::string_view text_of(const char (&chars)[N])
     return {chars, strnlen(chars, N)};
 }
 
+// Text read into a bounded buffer (a path), cut when longer: followed by "…" in text, as read in
+// JSON (where the event's own member says it was cut).
+inline Value cut_text(std::string_view text, bool cut)
+{
+    if (!cut)
+        return text;
+    std::string json;
+    append_json_string(json, text);
+    return TextAndJson{std::string(text) + "…", std::move(json)};
+}
+
 template <class Event>
 class Columns {
 public:
@@ -122,6 +141,8 @@ public:
                     std::visit([&](const auto& x) {
                         if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Absent>)
                             obj.add_raw(c.key, "null");
+                        else if constexpr (std::is_same_v<std::decay_t<decltype(x)>, TextAndJson>)
+                            obj.add_raw(c.key, x.json);
                         else
                             obj.add(c.key, x);
                     }, v);
@@ -151,6 +172,8 @@ public:
             std::visit([&](const auto& x) {
                 if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Absent>)
                     cell(out, first, std::string_view("-"), c.width, c.align);
+                else if constexpr (std::is_same_v<std::decay_t<decltype(x)>, TextAndJson>)
+                    cell(out, first, x.text, c.width, c.align);
                 else
                     cell(out, first, x, c.width, c.align);
             }, v);

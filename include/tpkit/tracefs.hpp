@@ -27,6 +27,10 @@ TracepointName parse_tracepoint_name(std::string_view text);
 // tracefs_root()/events/<sys>/<event>; throws Error(unknown_target) when it does not exist.
 std::filesystem::path event_dir(const TracepointName& name);
 
+// Whether this kernel has the event: syscalls differ between architectures (x86-64 has open(),
+// arm64 only openat()) and kernel versions.
+bool event_exists(const TracepointName& name);
+
 // Whether the kernel attaches BPF programs to the event: not to ftrace:* events, the tracers'
 // own records (perf_event_open or the attach fails with EINVAL or EPERM).
 bool attaches_bpf(const TracepointName& name);

@@ -81,6 +81,15 @@ const std::vector<ToolSpec> specs{
      {"kill_entry", "kill_exit", "tkill_entry", "tkill_exit", "tgkill_entry", "tgkill_exit",
       "signal_generate"},
      7, true},
+    {"execsnoop", Kind::tracer, {},
+     {"execve_entry", "execve_exit", "execveat_entry", "execveat_exit"}, 4, true},
+    {"opensnoop", Kind::tracer, {},
+     {"open_entry", "open_exit", "openat_entry", "openat_exit", "openat2_entry", "openat2_exit"},
+     6, true},
+    {"statsnoop", Kind::tracer, {},
+     {"statfs_entry", "statfs_exit", "newstat_entry", "newstat_exit", "statx_entry", "statx_exit",
+      "newfstatat_entr", "newfstatat_exit", "newlstat_entry", "newlstat_exit"},
+     10, true},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -128,7 +137,8 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
     const ToolSpec& spec = *spec_ptr_
 
 // A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
-// getppid(), a UDP datagram received on the loopback, and a kill() of signal 0.
+// getppid(), a UDP datagram received on the loopback, a kill() of signal 0, a stat() and an open()
+// of /, and an exec of /bin/true.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -148,6 +158,15 @@ void make_some_events()
     }
     close(fd);
     kill(getpid(), 0); // a kill() that sends nothing
+    struct stat root_stat;
+    stat("/", &root_stat);
+    close(open("/", O_RDONLY | O_CLOEXEC));
+    pid_t child = fork();
+    if (child == 0) {
+        execl("/bin/true", "true", nullptr);
+        _exit(127);
+    }
+    waitpid(child, nullptr, 0);
 }
 
 // Whether nobody, as ToolRun drops to it, can list `dir`.

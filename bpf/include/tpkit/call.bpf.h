@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* A syscall between its entry and its return (syscalls:sys_enter_X, then sys_exit_X of the same
+ * thread), kept in the calling thread's task-local storage: no hashing and nothing to size, nothing
+ * left behind by a thread that dies inside a call, and it stays with the thread through an exec
+ * (whose tid changes when a thread other than the leader execs, which loses a tid-keyed entry).
+ *
+ *	struct open_call {
+ *		struct tpkit_call call;   (first)
+ *		const char *path;
+ *		...
+ *	};
+ *	TPKIT_CALL_MAP(open_calls, struct open_call);
+ *
+ *	at the entry:  struct open_call *c = tpkit_call_enter(&open_calls, OPEN_CALL);
+ *	               if (c) c->path = ...;
+ *	at the return: struct open_call *c = tpkit_call_return(&open_calls, OPEN_CALL);
+ *	               if (c) ... the entry's fields, the return value from the exit's context
+ *
+ * The value is the thread's from one call to the next: the entry sets every field it uses. An
+ * entry that finds no memory for the value is counted in tpkit_drops: its event is lost. A large
+ * value (an event built at the entry, up to 64 KiB) is given back with tpkit_call_forget().
+ *
+ * tpkit_read_user_str() reads a call's string argument (a path, an argument of argv) and says
+ * whether it was cut. */
+#ifndef TPKIT_CALL_BPF_H
+#define TPKIT_CALL_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <tpkit/emit.bpf.h>
+
+struct tpkit_call {
+	__u64 start_ns; /* bpf_ktime_get_ns() at the entry */
+	__u32 id;       /* the tool's number of the call in progress; 0: none */
+	__u32 reserved;
+};
+
+#define TPKIT_CALL_MAP(name, value_type)                     \
+	struct {                                             \
+		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);     \
+		__uint(map_flags, BPF_F_NO_PREALLOC);        \
+		__type(key, int);                            \
+		__type(value, value_type);                   \
+	} name SEC(".maps")
+
+/* The current thread's value with call `id` (not 0) in progress, NULL when there is no memory. */
+static __always_inline void *tpkit_call_enter(void *map, __u32 id)
+{
+	struct tpkit_call *call = bpf_task_storage_get(map, bpf_get_current_task_btf(), 0,
+						       BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!call) {
+		tpkit_count(&tpkit_drops);
+		return 0;
+	}
+	call->start_ns = bpf_ktime_get_ns();
+	call->id = id;
+	return call;
+}
+
+/* The current thread's value if call `id` is the one in progress, which then ends; NULL when the
+ * thread was not in it (not selected at the entry, or the entry came before the attach). */
+static __always_inline void *tpkit_call_return(void *map, __u32 id)
+{
+	struct tpkit_call *call = bpf_task_storage_get(map, bpf_get_current_task_btf(), 0, 0);
+
+	if (!call || call->id != id)
+		return 0;
+	call->id = 0;
+	return call;
+}
+
+/* Frees the current thread's value, once nothing uses it any more. */
+static __always_inline void tpkit_call_forget(void *map)
+{
+	bpf_task_storage_delete(map, bpf_get_current_task_btf());
+}
+
+/* bpf_probe_read_user_str(dst, size, src), and *cut set when the string is longer than the
+ * size - 1 bytes it left in dst (a string of exactly size - 1 bytes fills dst too). */
+static __always_inline long tpkit_read_user_str(char *dst, __u32 size, const char *src, bool *cut)
+{
+	long len = bpf_probe_read_user_str(dst, size, src);
+	char last = '\0';
+
+	*cut = false;
+	if (len == size) {
+		bpf_probe_read_user(&last, 1, src + size - 1);
+		*cut = last != '\0';
+	}
+	return len;
+}
+
+#endif
