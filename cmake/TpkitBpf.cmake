@@ -14,6 +14,8 @@ find_program(TPKIT_LLVM_STRIP NAMES llvm-strip llvm-strip-14 llvm-strip-16 llvm-
 find_program(TPKIT_BPFTOOL NAMES bpftool PATHS /usr/sbin /usr/local/sbin REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(TPKIT_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
+# libtpkit's symbolizer reads ELF symbol tables (symbols.hpp).
+pkg_check_modules(TPKIT_LIBELF REQUIRED IMPORTED_TARGET libelf)
 
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   set(TPKIT_BPF_ARCH x86)

@@ -90,6 +90,8 @@ const std::vector<ToolSpec> specs{
      {"statfs_entry", "statfs_exit", "newstat_entry", "newstat_exit", "statx_entry", "statx_exit",
       "newfstatat_entr", "newfstatat_exit", "newlstat_entry", "newlstat_exit"},
      10, true},
+    {"offcputime", Kind::tracer, {}, {"sched_switch"}, 1, false},
+    {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -167,6 +169,8 @@ void make_some_events()
         _exit(127);
     }
     waitpid(child, nullptr, 0);
+    // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
+    std::ifstream("/proc/sys/vm/stat_refresh").get();
 }
 
 // Whether nobody, as ToolRun drops to it, can list `dir`.

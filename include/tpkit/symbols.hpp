@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// Addresses to function names: kernel addresses from /proc/kallsyms, a process's addresses from
+// the ELF symbol tables (.symtab and .dynsym) of the files it maps, as /proc/PID/maps lists them.
+// For stacks (offcputime) and function pointers (wqlat's work functions).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tpkit {
+
+// Where an address lies: in function `name`, `offset` bytes from its start. `module` is the
+// kernel module ("ext4", empty for the kernel image) or the file a process maps ("/usr/lib/…").
+// A user address inside a mapped file with no symbol for it has an empty name, and `offset` is
+// then its offset in the file.
+struct Symbol {
+    std::string name;
+    std::uint64_t offset = 0;
+    std::string module;
+};
+
+// How stacks print a frame: "name", or "name+0x1a" with offsets; "[libc.so.6+0x1234]" for a
+// place in a file without a symbol for it; "[unknown]" when nothing is known.
+std::string frame_text(const std::optional<Symbol>& symbol, bool with_offset);
+
+// The kernel's functions, sorted by address for binary search.
+class KernelSymbols {
+public:
+    // Reads a file in /proc/kallsyms's format ("ffffffff81000000 T _stext", module functions
+    // ending in "\t[ext4]"); only functions (types t, T, w, W) are kept. Error(failure) when it
+    // cannot be read; Error(no_privileges) when every address reads 0 (kptr_restrict hides them
+    // from this user).
+    explicit KernelSymbols(const std::filesystem::path& kallsyms = "/proc/kallsyms");
+
+    // The function an address lies in: the one starting last at or before it.
+    std::optional<Symbol> find(std::uint64_t address) const;
+    // Start addresses of the functions named `name` (static functions of one name in several
+    // files have several), in address order.
+    std::vector<std::uint64_t> addresses_of(std::string_view name) const;
+    std::size_t size() const { return entries_.size(); }
+
+private:
+    struct Entry {
+        std::uint64_t address;
+        std::uint32_t name;   // offset in names_, NUL-terminated
+        std::uint32_t module; // offset in names_ ("" for the kernel image)
+        int rank;             // among functions at one address, the lowest is the one shown
+    };
+    std::vector<Entry> entries_;
+    std::string names_;
+};
+
+// The functions of one ELF file (.symtab and .dynsym, C++ names demangled) and its loadable
+// segments, which say where a file offset is in the file's own addresses.
+class ElfSymbols {
+public:
+    // Error(failure) when the file cannot be opened or is no ELF file.
+    explicit ElfSymbols(const std::filesystem::path& path);
+
+    // The function at virtual address `vaddr`, in the file's own (link-time) addresses.
+    std::optional<Symbol> find_vaddr(std::uint64_t vaddr) const;
+    // The function at `offset` bytes into the file, where a mapping of the file puts it: the
+    // same for an executable at a fixed address and a PIE or library at any load address.
+    std::optional<Symbol> find_file_offset(std::uint64_t offset) const;
+    std::size_t size() const { return functions_.size(); }
+
+private:
+    struct Function {
+        std::uint64_t start, size;
+        std::string name;
+        int rank;
+    };
+    struct Segment {
+        std::uint64_t offset, vaddr, size;
+    };
+    std::vector<Function> functions_;
+    std::vector<Segment> segments_;
+};
+
+// A process's functions: its executable mappings (/proc/PID/maps, read once per process) and
+// each mapped file's symbols (read once per file, shared by every process that maps it). Files
+// are opened through /proc/PID/root, so processes in other mount namespaces resolve too.
+class UserSymbols {
+public:
+    // nullopt when the process is gone or the address is in no executable file mapping.
+    std::optional<Symbol> find(pid_t pid, std::uint64_t address);
+    // Reads the process's mappings again at its next find() (after an exec, a dlopen).
+    void forget(pid_t pid) { processes_.erase(pid); }
+
+private:
+    struct Mapping {
+        std::uint64_t start, end, offset;
+        std::string path;
+        std::shared_ptr<const ElfSymbols> file; // null: not an ELF file we could read
+    };
+    const std::vector<Mapping>& mappings_of(pid_t pid);
+    // The symbols of the file at `path` whose device and inode are `id`, read once.
+    std::shared_ptr<const ElfSymbols> file(const std::string& path, const std::string& id);
+
+    std::map<pid_t, std::vector<Mapping>> processes_;
+    std::map<std::string, std::shared_ptr<const ElfSymbols>> files_; // by "device inode"
+};
+
+} // namespace tpkit

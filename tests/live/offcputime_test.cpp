@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// offcputime against a known block: a child of this test sleeps in nanosleep, called from a
+// known function of this binary, for a known time; that stack must appear once, with the user
+// function and the kernel's nanosleep frames named, and at least the time slept.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <memory>
+#include <stdexcept>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+constexpr long slept_ms = 300;
+
+// The system call is made here, not in libc: a user stack is walked by frame pointers, and
+// libc's wrappers keep none, so their caller would be skipped; from here the first user frame
+// is this function.
+extern "C" __attribute__((noinline)) long tpk_sleep_here(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+#if defined(__x86_64__)
+    long ret;
+    asm volatile("syscall" : "=a"(ret) : "a"(SYS_nanosleep), "D"(&ts), "S"(0L) : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 asm("x8") = SYS_nanosleep;
+    register long x0 asm("x0") = reinterpret_cast<long>(&ts);
+    register long x1 asm("x1") = 0;
+    asm volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+    return x0;
+#else
+    return syscall(SYS_nanosleep, &ts, nullptr);
+#endif
+}
+
+namespace {
+
+// A child named tpk-offcpu that sleeps in tpk_sleep_here on request, then stays alive (blocked
+// reading a pipe) until destroyed, so that the tool can read its mappings when it prints.
+class Sleeper {
+public:
+    Sleeper()
+    {
+        int go[2], done[2];
+        if (pipe2(go, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0)
+            throw std::runtime_error("pipe failed");
+        pid_ = fork();
+        if (pid_ < 0)
+            throw std::runtime_error("fork failed");
+        if (pid_ == 0) {
+            close(go[1]);
+            close(done[0]);
+            prctl(PR_SET_NAME, "tpk-offcpu", 0, 0, 0);
+            char byte;
+            if (read(go[0], &byte, 1) != 1)
+                _exit(1);
+            char result = tpk_sleep_here(slept_ms) == 0 ? 0 : 2;
+            if (write(done[1], &result, 1) != 1)
+                _exit(3);
+            while (read(go[0], &byte, 1) > 0) { // until the parent closes go
+            }
+            _exit(0);
+        }
+        close(go[0]);
+        close(done[1]);
+        go_fd_ = go[1];
+        done_fd_ = done[0];
+    }
+    ~Sleeper()
+    {
+        close(go_fd_);
+        close(done_fd_);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+    }
+    Sleeper(const Sleeper&) = delete;
+    Sleeper& operator=(const Sleeper&) = delete;
+
+    pid_t pid() const { return pid_; }
+
+    // Sleeps slept_ms once in tpk_sleep_here; true when the nanosleep returned 0.
+    bool sleep_once()
+    {
+        char byte = 0;
+        return write(go_fd_, &byte, 1) == 1 && read(done_fd_, &byte, 1) == 1 && byte == 0;
+    }
+
+private:
+    pid_t pid_ = -1;
+    int go_fd_ = -1;
+    int done_fd_ = -1;
+};
+
+std::unique_ptr<ToolRun> offcputime(const Sleeper& sleeper, std::vector<std::string> options)
+{
+    options.insert(options.begin(), {tpkit::live::tool_path("offcputime"), "-p",
+                                     std::to_string(sleeper.pid()), "--stack-storage-size", "1024"});
+    auto tool = std::make_unique<ToolRun>(options);
+    if (!tool->wait_until_attached(1, 20s))
+        ADD_FAILURE() << "offcputime did not attach: " << tool->stderr_text();
+    return tool;
+}
+
+std::vector<nlohmann::json> stacks_of(ToolRun& tool)
+{
+    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    EXPECT_EQ(tool.stderr_text(), "");
+    std::vector<nlohmann::json> stacks;
+    for (const auto& line : tool.lines()) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        EXPECT_TRUE(j.is_object()) << line;
+        if (j.is_object())
+            stacks.push_back(j);
+    }
+    return stacks;
+}
+
+bool has_frame(const nlohmann::json& frames, const std::string& part)
+{
+    for (const auto& f : frames)
+        if (f.get<std::string>().find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+bool starts_in_sleep_here(const nlohmann::json& s)
+{
+    return !s["user_stack"].empty() && s["user_stack"][0] == "tpk_sleep_here";
+}
+
+std::size_t count_sleeps(const std::vector<nlohmann::json>& stacks)
+{
+    return std::count_if(stacks.begin(), stacks.end(), starts_in_sleep_here);
+}
+
+} // namespace
+
+TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
+{
+    TPKIT_REQUIRE_LIVE();
+    Sleeper sleeper;
+    auto tool = offcputime(sleeper, {"--json"});
+    ASSERT_TRUE(sleeper.sleep_once());
+    auto stacks = stacks_of(*tool);
+    ASSERT_EQ(count_sleeps(stacks), 1u) << "stacks: " << stacks.size();
+    for (const auto& s : stacks) {
+        EXPECT_EQ(s["pid"], sleeper.pid()) << s; // -p keeps only the sleeper
+        if (!starts_in_sleep_here(s))
+            continue;
+        EXPECT_EQ(s["tid"], sleeper.pid());
+        EXPECT_EQ(s["comm"], "tpk-offcpu");
+        EXPECT_EQ(s["count"], 1);
+        EXPECT_GE(s["total_us"].get<std::uint64_t>(), std::uint64_t(slept_ms) * 1000) << s;
+        EXPECT_TRUE(has_frame(s["kernel_stack"], "nanosleep")) << s;
+        // The kernel stack starts where the task blocked, not in the tool's own program.
+        EXPECT_FALSE(has_frame(s["kernel_stack"], "bpf_")) << s;
+        EXPECT_FALSE(has_frame(s["kernel_stack"], "traceiter")) << s;
+    }
+}
+
+TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
+{
+    TPKIT_REQUIRE_LIVE();
+    Sleeper sleeper;
+    // One sleep, watched by one tool per option at once.
+    auto folded = offcputime(sleeper, {"-f"});
+    auto kernel_stacks = offcputime(sleeper, {"--json", "-K"});
+    auto user_stacks = offcputime(sleeper, {"--json", "-U"});
+    auto interruptible = offcputime(sleeper, {"--json", "--state", "1"});
+    auto uninterruptible = offcputime(sleeper, {"--json", "--state", "2"});
+    auto longer = offcputime(sleeper, {"--json", "-m", std::to_string(slept_ms * 1000 / 2)});
+    auto shorter = offcputime(sleeper, {"--json", "-M", std::to_string(slept_ms * 1000 / 2)});
+    auto kernel_threads = offcputime(sleeper, {"--json", "-k"});
+    ASSERT_TRUE(sleeper.sleep_once());
+
+    // comm;user frames;kernel frames, outermost first, then the microseconds.
+    ASSERT_EQ(folded->stop(SIGINT), 0) << folded->stderr_text();
+    std::size_t folded_sleeps = 0;
+    for (const auto& line : folded->lines()) {
+        auto here = line.find(";tpk_sleep_here;");
+        if (here == std::string::npos)
+            continue;
+        folded_sleeps++;
+        EXPECT_EQ(line.rfind("tpk-offcpu;", 0), 0u) << line;
+        auto nanosleep = line.find("nanosleep", here);
+        EXPECT_NE(nanosleep, std::string::npos) << "kernel frames after the user ones: " << line;
+        auto space = line.rfind(' ');
+        ASSERT_NE(space, std::string::npos) << line;
+        EXPECT_GE(std::stoull(line.substr(space + 1)), std::uint64_t(slept_ms) * 1000) << line;
+    }
+    EXPECT_EQ(folded_sleeps, 1u);
+
+    // -K: kernel stacks only; the sleep is still one entry.
+    std::size_t kernel_only = 0;
+    for (const auto& s : stacks_of(*kernel_stacks)) {
+        EXPECT_TRUE(s["user_stack"].empty()) << s;
+        if (has_frame(s["kernel_stack"], "nanosleep") &&
+            s["total_us"].get<std::uint64_t>() >= std::uint64_t(slept_ms) * 1000)
+            kernel_only++;
+    }
+    EXPECT_EQ(kernel_only, 1u);
+    // -U: user stacks only.
+    auto user_only = stacks_of(*user_stacks);
+    EXPECT_EQ(count_sleeps(user_only), 1u);
+    for (const auto& s : user_only)
+        EXPECT_TRUE(s["kernel_stack"].empty()) << s;
+    // nanosleep sleeps interruptibly (state 1), for longer than -m and not less than -M.
+    EXPECT_EQ(count_sleeps(stacks_of(*interruptible)), 1u);
+    EXPECT_EQ(count_sleeps(stacks_of(*uninterruptible)), 0u);
+    EXPECT_EQ(count_sleeps(stacks_of(*longer)), 1u);
+    EXPECT_EQ(count_sleeps(stacks_of(*shorter)), 0u);
+    // The sleeper is no kernel thread.
+    EXPECT_TRUE(stacks_of(*kernel_threads).empty());
+}
+
+TEST(OffcputimeLive, BadOptionsAreUsageErrors)
+{
+    for (std::vector<std::string> args : {std::vector<std::string>{"-u", "-k"}, {"-U", "-K"},
+                                          {"-f", "--json"}, {"-m", "10", "-M", "5"},
+                                          {"-d", "1", "2"}, {"-m", "ten"}}) {
+        args.insert(args.begin(), tpkit::live::tool_path("offcputime"));
+        ToolRun run(args);
+        EXPECT_EQ(run.wait(10s), 2) << args[1] << " " << args[2] << ": " << run.stderr_text();
+        EXPECT_EQ(run.stderr_text().rfind("offcputime: ", 0), 0u) << run.stderr_text();
+        EXPECT_EQ(std::count(run.stderr_text().begin(), run.stderr_text().end(), '\n'), 1);
+    }
+}

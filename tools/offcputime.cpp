@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// offcputime: time threads spend blocked (off-CPU), by kernel and user stack, symbolized.
+// Stacks are printed by this file rather than as a tpkit::Reading: a Reading's labels are
+// single strings, and a stack is a list of frames (an array in JSON, a folded line for flame
+// graphs).
+#include "offcputime.h"
+#include "offcputime.skel.h"
+
+#include <tpkit/cli.hpp>
+#include <tpkit/columns.hpp>
+#include <tpkit/json.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+#include <tpkit/symbols.hpp>
+
+#include <bpf/bpf.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+
+namespace {
+
+constexpr const char* examples = R"(  offcputime                # off-CPU time by stack, until Ctrl-C
+  offcputime 5              # for 5 seconds
+  offcputime -f 5 > folded  # folded stacks, for flamegraph.pl
+  offcputime -m 1000        # only blocks of more than 1000 us
+  offcputime -M 10000       # only blocks of less than 10000 us
+  offcputime -p 185         # only threads of process 185
+  offcputime -t 188         # only thread 188
+  offcputime -u             # only user threads (no kernel threads)
+  offcputime -k             # only kernel threads
+  offcputime -U             # user stacks only
+  offcputime -K             # kernel stacks only
+  offcputime --state 2      # only uninterruptible sleeps (TASK_UNINTERRUPTIBLE)
+  offcputime --json -d 5    # one JSON object per stack
+)";
+
+struct Options {
+    bool user_threads = false, kernel_threads = false;
+    bool user_stacks_only = false, kernel_stacks_only = false;
+    bool folded = false, offsets = false;
+    std::uint64_t min_us = 1, max_us = UINT64_MAX;
+    std::optional<std::uint32_t> state, uid;
+    std::optional<double> duration; // bcc's positional [duration]
+    std::uint32_t stack_storage = 16384;
+};
+
+// One thread's time at one place, its frames innermost first.
+struct Blocked {
+    offcputime_key key;
+    offcputime_value value;
+    std::vector<std::string> kernel, user;
+};
+
+class Symbolizer {
+public:
+    Symbolizer(int stacks_fd, bool offsets) : stacks_fd_(stacks_fd), offsets_(offsets) {}
+
+    std::vector<std::string> kernel(int id)
+    {
+        bool leading = true;
+        return frames(id, "[Missed Kernel Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
+            if (!kernel_)
+                kernel_.emplace();
+            auto symbol = kernel_->find(ip);
+            // The stack is taken inside this tool's own program: its first frames are the BPF
+            // program and the tracepoint's machinery, not the blocked task's.
+            if (leading && symbol && tracing_frame(*symbol))
+                return std::nullopt;
+            leading = false;
+            return tpkit::frame_text(symbol, offsets_);
+        });
+    }
+    std::vector<std::string> user(int id, pid_t pid)
+    {
+        return frames(id, "[Missed User Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
+            return tpkit::frame_text(user_.find(pid, ip), offsets_);
+        });
+    }
+    // Stacks that could not be recorded (the stack map full, or a hash collision in it).
+    std::uint64_t missed() const { return missed_; }
+
+private:
+    static bool tracing_frame(const tpkit::Symbol& s)
+    {
+        return s.module == "bpf" || s.name.starts_with("bpf_trace_run") ||
+               s.name.starts_with("__bpf_trace_") || s.name.starts_with("__traceiter_");
+    }
+
+    template <class Name>
+    std::vector<std::string> frames(int id, const char* missed_text, Name name)
+    {
+        // -EFAULT: no stack to walk (a user stack of a task without one), not a loss.
+        if (id == OFFCPUTIME_NO_STACK || id == -EFAULT)
+            return {};
+        std::uint64_t ips[OFFCPUTIME_MAX_STACK_DEPTH] = {};
+        if (id < 0 || bpf_map_lookup_elem(stacks_fd_, &id, ips) != 0) {
+            missed_++;
+            return {missed_text};
+        }
+        std::vector<std::string> out;
+        for (std::uint64_t ip : ips)
+            if (ip)
+                if (auto text = name(ip))
+                    out.push_back(std::move(*text));
+        return out;
+    }
+
+    int stacks_fd_;
+    bool offsets_;
+    std::optional<tpkit::KernelSymbols> kernel_; // read at the first kernel frame
+    tpkit::UserSymbols user_;
+    std::uint64_t missed_ = 0;
+};
+
+std::vector<Blocked> collect(offcputime_bpf& skel, Symbolizer& symbolizer)
+{
+    std::vector<Blocked> all;
+    const int fd = bpf_map__fd(skel.maps.offcpu);
+    offcputime_key key{}, next{};
+    for (void* prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+        key = next;
+        Blocked b{key, {}, {}, {}};
+        if (bpf_map_lookup_elem(fd, &key, &b.value) != 0 || b.value.count == 0)
+            continue;
+        b.kernel = symbolizer.kernel(key.kernel_stack_id);
+        b.user = symbolizer.user(key.user_stack_id, static_cast<pid_t>(key.pid));
+        all.push_back(std::move(b));
+    }
+    // bcc's order: the longest last, nearest the prompt.
+    std::sort(all.begin(), all.end(), [](const Blocked& a, const Blocked& b) {
+        return a.value.total_ns < b.value.total_ns;
+    });
+    return all;
+}
+
+std::string json_array(const std::vector<std::string>& frames)
+{
+    std::string out = "[";
+    for (const auto& f : frames) {
+        if (out.size() > 1)
+            out += ',';
+        tpkit::append_json_string(out, f);
+    }
+    return out + "]";
+}
+
+void print(const std::vector<Blocked>& all, const Options& options, bool json, tpkit::Output& out)
+{
+    for (const Blocked& b : all) {
+        const std::string_view comm = tpkit::text_of(b.key.comm);
+        const std::uint64_t us = b.value.total_ns / 1000;
+        if (json) {
+            out.print("{}\n", tpkit::JsonObject()
+                                  .add("pid", b.key.pid)
+                                  .add("tid", b.key.tid)
+                                  .add("comm", comm)
+                                  .add("total_us", us)
+                                  .add("count", b.value.count)
+                                  .add_raw("kernel_stack", json_array(b.kernel))
+                                  .add_raw("user_stack", json_array(b.user))
+                                  .str());
+        } else if (options.folded) {
+            // Outermost first: comm;user frames;kernel frames, then the time.
+            std::string line(comm);
+            for (auto it = b.user.rbegin(); it != b.user.rend(); ++it)
+                line += ';' + *it;
+            for (auto it = b.kernel.rbegin(); it != b.kernel.rend(); ++it)
+                line += ';' + *it;
+            out.print("{} {}\n", line, us);
+        } else {
+            for (const auto& f : b.kernel)
+                out.print("    {}\n", f);
+            for (const auto& f : b.user)
+                out.print("    {}\n", f);
+            out.print("    {:<16} {} ({})\n        {}\n\n", "-", comm, b.key.tid, us);
+        }
+    }
+}
+
+void add_options(tpkit::Cli& cli, Options& o)
+{
+    auto& app = cli.app();
+    // -u is bcc's "user threads only" here: the user filter keeps its long name.
+    app.remove_option(app.get_option("--uid"));
+    app.add_option("--uid", o.uid, "only tasks of the user with this UID")
+        ->check(CLI::Range(0u, 4294967294u));
+    auto* user = app.add_flag("-u,--user-threads-only", o.user_threads, "user threads only");
+    app.add_flag("-k,--kernel-threads-only", o.kernel_threads, "kernel threads only")->excludes(user);
+    auto* ustacks = app.add_flag("-U,--user-stacks-only", o.user_stacks_only, "user stacks only");
+    app.add_flag("-K,--kernel-stacks-only", o.kernel_stacks_only, "kernel stacks only")->excludes(ustacks);
+    app.add_flag("-f,--folded", o.folded, "folded stacks (comm;frames… time), for flame graphs")
+        ->excludes(app.get_option("--json"));
+    app.add_flag("-s,--offset", o.offsets, "show symbol offsets (schedule+0x3a)");
+    app.add_option("-m,--min-block-time", o.min_us, "only blocks of at least MIN microseconds (default 1)");
+    app.add_option("-M,--max-block-time", o.max_us, "only blocks of at most MAX microseconds");
+    app.add_option("--state", o.state,
+                   "only tasks leaving the CPU in this state: 0 running (preempted), else a "
+                   "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
+    app.add_option("--stack-storage-size", o.stack_storage,
+                   "distinct stacks kept (default 16384)")
+        ->check(CLI::Range(1u, 1u << 24));
+    app.add_option("duration", o.duration, "trace for SECONDS (as -d)")
+        ->check(CLI::PositiveNumber)
+        ->excludes(app.get_option("--duration"));
+    cli.add_map_memory();
+}
+
+void run(const Options& options, tpkit::CommonOptions common)
+{
+    if (options.min_us > options.max_us)
+        throw tpkit::Error(tpkit::Exit::usage, "-m must not be more than -M");
+    common.uid = options.uid;
+    if (options.duration)
+        common.duration = *options.duration;
+
+    auto skel = tpkit::Skeleton<offcputime_bpf>::open("offcputime");
+    tpkit::apply_task_filters(*skel, common);
+    skel->rodata->user_threads_only = options.user_threads;
+    skel->rodata->kernel_threads_only = options.kernel_threads;
+    skel->rodata->user_stacks = !options.kernel_stacks_only;
+    skel->rodata->kernel_stacks = !options.user_stacks_only;
+    skel->rodata->min_block_us = options.min_us;
+    skel->rodata->max_block_us = options.max_us;
+    skel->rodata->state_filter = options.state ? std::int64_t(*options.state) : -1;
+    tpkit::check_libbpf(bpf_map__set_max_entries(skel->maps.stacks, options.stack_storage),
+                        "cannot size the stack map");
+    skel.load();
+    skel.attach();
+
+    tpkit::Output& out = tpkit::standard_output();
+    if (!common.json && !options.folded)
+        out.print("Tracing off-CPU time (us) of {}... Hit Ctrl-C to end.\n",
+                  common.pid ? fmt::format("PID {}", common.pid)
+                  : common.tid ? fmt::format("TID {}", common.tid) : "all threads");
+    tpkit::MissedWatch missed("offcputime", skel->maps.tpkit_missed,
+                              fmt::format("more than {} threads blocked at once, or thread "
+                                          "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
+    tpkit::StopSignal stop(common.duration);
+    tpkit::run_intervals(common, stop, [&] {
+        Symbolizer symbolizer(bpf_map__fd(skel->maps.stacks), options.offsets);
+        print(collect(*skel, symbolizer), options, common.json, out);
+        missed.report();
+        if (symbolizer.missed())
+            fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise --stack-storage-size)\n",
+                       symbolizer.missed());
+    });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("offcputime", "Summarize off-CPU time by stack: where threads block, and for how long.",
+                   examples);
+    Options options;
+    cli.add_common();
+    add_options(cli, options);
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+    return tpkit::run_tool(cli.name(), [&] { run(options, cli.options()); });
+}
