@@ -7,48 +7,77 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
-#include <tpkit/timing.bpf.h>
 #include "syscount.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile bool by_process = false;
+const volatile bool count_by_process = false;
 const volatile bool with_latency = false;
 const volatile bool failed_only = false;
 const volatile __u32 only_errno = 0; /* 0: any */
 const volatile __u32 only_syscall = SYSCOUNT_EVERY_SYSCALL;
-/* exit and exit_group never return: their starts would stay in the map. Set from the build's
- * syscall table. */
-const volatile __u32 exit_nr = SYSCOUNT_EVERY_SYSCALL;
-const volatile __u32 exit_group_nr = SYSCOUNT_EVERY_SYSCALL;
 
-TPKIT_SWAPPED_MAP(counts, BPF_MAP_TYPE_PERCPU_HASH, struct syscount_key, struct syscount_value);
-/* -L: when each thread entered its syscall. */
-TPKIT_TIMING_MAP(starts, __u32);
+/* By syscall: its number indexes a per-CPU array, no hashing on the hot path. The counters only
+ * grow; user space takes their growth since its previous read, so nothing is lost to a read. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SYSCOUNT_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct syscount_value);
+} by_syscall SEC(".maps");
+
+/* By process (-P): processes come and go, so a per-CPU hash that user space drains every
+ * interval. */
+TPKIT_SWAPPED_MAP(by_process, BPF_MAP_TYPE_PERCPU_HASH, struct syscount_process,
+		  struct syscount_value);
+
+/* -L: the syscall each thread is in and when it entered it, in the thread's own storage: no
+ * hashing or locking for every syscall as a map keyed by tid needs, nothing to size, nothing
+ * left behind by a thread that never returns (exit, exit_group), and the syscall number as the
+ * entry saw it. */
+struct syscall_entry {
+	__u64 start_ns;
+	__u32 nr;
+	__u32 in_syscall; /* 0 once the return is counted, or before the first entry */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct syscall_entry);
+} entries SEC(".maps");
 
 static __always_inline bool syscall_selected(__u32 nr)
 {
 	return only_syscall == SYSCOUNT_EVERY_SYSCALL || nr == only_syscall;
 }
 
+static __always_inline struct syscount_value *process_value(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct syscount_process key = {};
+	struct syscount_value zero = {};
+	void *active = tpkit_active_map(&by_process);
+
+	if (!active)
+		return 0;
+	key.pid = bpf_get_current_pid_tgid() >> 32;
+	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	return tpkit_lookup_or_init(active, &key, &zero);
+}
+
 static __always_inline void count_syscall(__u32 nr, __u64 ns)
 {
-	struct syscount_value zero = {}, *value;
-	struct syscount_key key = {};
-	void *active;
+	struct syscount_value *value;
 
-	if (by_process) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		key.id = bpf_get_current_pid_tgid() >> 32;
-		BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	if (count_by_process) {
+		value = process_value();
 	} else {
-		key.id = nr;
+		value = bpf_map_lookup_elem(&by_syscall, &nr);
+		if (!value)
+			tpkit_count(&tpkit_missed);
 	}
-	active = tpkit_active_map(&counts);
-	if (!active)
-		return;
-	value = tpkit_lookup_or_init(active, &key, &zero);
 	if (!value)
 		return;
 	value->count += 1;
@@ -68,17 +97,24 @@ int count_enter(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* -L: the entry time of the current thread's syscall. */
+/* -L: the current thread's syscall and its entry time. */
 SEC("raw_tp/sys_enter")
 int start_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 nr = ctx->args[1], tid;
+	__u32 nr = ctx->args[1];
+	struct syscall_entry *entry;
 
-	if (nr == exit_nr || nr == exit_group_nr || !syscall_selected(nr) ||
-	    !tpkit_current_selected())
+	if (!syscall_selected(nr) || !tpkit_current_selected())
 		return 0;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	tpkit_timing_start(&starts, &tid);
+	entry = bpf_task_storage_get(&entries, bpf_get_current_task_btf(), 0,
+				     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!entry) {
+		tpkit_count(&tpkit_missed); /* no memory for it */
+		return 0;
+	}
+	entry->nr = nr;
+	entry->in_syscall = 1;
+	entry->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -86,27 +122,32 @@ int start_enter(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/sys_exit")
 int count_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	long ret = ctx->args[1], nr;
-	__u32 tid;
+	long ret = ctx->args[1];
 	__u64 ns = 0;
+	__u32 nr;
 
 	if (with_latency) {
-		/* First, so that every start is forgotten, whichever filter drops the syscall; only
-		 * selected tasks have one. */
-		tid = (__u32)bpf_get_current_pid_tgid();
-		if (!tpkit_timing_elapsed(&starts, &tid, &ns))
+		/* Only selected threads have an entry: the filters were applied there. */
+		struct syscall_entry *entry =
+			bpf_task_storage_get(&entries, bpf_get_current_task_btf(), 0, 0);
+
+		if (!entry || !entry->in_syscall)
+			return 0; /* entered before the programs were attached */
+		entry->in_syscall = 0;
+		ns = bpf_ktime_get_ns() - entry->start_ns;
+		nr = entry->nr;
+	} else {
+		struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+		long regs_nr = BPF_CORE_READ(regs, orig_ax);
+
+		/* -1: rt_sigreturn sets it so that the interrupted syscall is not restarted. */
+		if (regs_nr < 0 || !syscall_selected(regs_nr) || !tpkit_current_selected())
 			return 0;
-	} else if (!tpkit_current_selected()) {
-		return 0;
+		nr = regs_nr;
 	}
 	if (failed_only && ret >= 0)
 		return 0;
 	if (only_errno && ret != -(long)only_errno)
-		return 0;
-	/* -1: rt_sigreturn sets it so that the interrupted syscall is not restarted. */
-	nr = BPF_CORE_READ(regs, orig_ax);
-	if (nr < 0 || !syscall_selected(nr))
 		return 0;
 	count_syscall(nr, ns);
 	return 0;

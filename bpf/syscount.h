@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* syscount's key and value, shared by its BPF program and user space (installed for embedders as
- * <tpkit/tools/syscount.h>). */
+/* syscount's keys and values, shared by its BPF program and user space (installed for embedders
+ * as <tpkit/tools/syscount.h>). */
 #ifndef TPKIT_SYSCOUNT_H
 #define TPKIT_SYSCOUNT_H
 
@@ -12,10 +12,14 @@
 /* rodata only_syscall when every syscall is counted: no syscall has this number. */
 #define SYSCOUNT_EVERY_SYSCALL 0xffffffffu
 
-/* By syscall: its number, comm all zero. By process (-P): the process ID and the command name
- * of its main thread, so that a process renamed by exec counts apart under each name. */
-struct syscount_key {
-	__u32 id;
+/* Syscall numbers counted by syscall, an array index: x86-64's run to about 460. Larger ones
+ * (x32's, with bit 30 set, or numbers no kernel has) are counted as missed. */
+#define SYSCOUNT_MAX_SYSCALLS 1024
+
+/* By process (-P): the process ID and the command name of its main thread, so that a process
+ * renamed by exec counts apart under each name. */
+struct syscount_process {
+	__u32 pid;
 	char comm[TPKIT_COMM_LEN];
 };
 

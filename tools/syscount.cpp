@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace {
 
@@ -30,8 +31,7 @@ constexpr const char* examples = R"(  syscount                  # the ten most f
   syscount -l               # the syscalls this build knows by name
 )";
 
-// Keys each half of the counting map holds: every syscall number in use, or processes.
-constexpr std::uint32_t max_syscalls = 1024;
+// Processes each half of the by-process map holds: those seen in an interval.
 constexpr std::uint32_t max_processes = 10240;
 
 struct Options {
@@ -52,23 +52,69 @@ void list_syscalls()
         tpkit::standard_output().print("{:3}: {}\n", s.number, s.name);
 }
 
-// The counts (and times) since the previous call, largest first, the top ones.
-tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
-                       tpkit::MissedWatch& missed)
-{
-    struct Row {
-        syscount_key key;
-        std::uint64_t count, total_ns;
-    };
-    std::vector<Row> rows;
-    for (const auto& entry : counts.drain()) {
-        Row row{{}, entry.counters.at(0), entry.counters.at(1)};
-        std::memcpy(&row.key, entry.key.data(), std::min(entry.key.size(), sizeof(row.key)));
-        rows.push_back(row);
+struct Row {
+    std::string syscall; // by syscall
+    std::uint32_t pid;   // by process
+    std::string comm;
+    std::uint64_t count, total_ns;
+};
+
+// What was counted since the previous call, in either map.
+class Counts {
+public:
+    // Before load: only the map of the chosen key is sized for use.
+    Counts(const Options& options, syscount_bpf& skel)
+        : by_process_(options.by_process),
+          by_syscall_(skel.maps.by_syscall),
+          processes_(skel.maps.by_process, skel.maps.by_process_a, skel.maps.by_process_b)
+    {
+        processes_.set_max_entries(by_process_ ? max_processes : 1);
+        tpkit::check_libbpf(
+            bpf_map__set_max_entries(by_syscall_, by_process_ ? 1 : SYSCOUNT_MAX_SYSCALLS),
+            "cannot size syscount's map");
     }
+
+    std::vector<Row> take()
+    {
+        std::vector<Row> rows;
+        if (by_process_) {
+            for (const auto& entry : processes_.drain()) {
+                syscount_process key{};
+                std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+                rows.push_back({"", key.pid, std::string(tpkit::text_of(key.comm)),
+                                entry.counters.at(0), entry.counters.at(1)});
+            }
+            return rows;
+        }
+        auto totals = tpkit::sum_percpu_array(by_syscall_);
+        previous_.resize(totals.size(), {0, 0});
+        for (std::uint32_t nr = 0; nr < totals.size(); nr++) {
+            auto& [count, ns] = previous_[nr];
+            const std::uint64_t new_count = totals[nr].at(0) - count, new_ns = totals[nr].at(1) - ns;
+            count = totals[nr].at(0);
+            ns = totals[nr].at(1);
+            if (new_count)
+                rows.push_back({tpkit::syscall_text(nr), 0, "", new_count, new_ns});
+        }
+        return rows;
+    }
+
+private:
+    bool by_process_;
+    bpf_map* by_syscall_;
+    tpkit::SwappedMap processes_;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> previous_; // by syscall number
+};
+
+// The counts (and times) since the previous call, largest first, the top ones.
+tpkit::Reading collect(const Options& options, Counts& counts, tpkit::MissedWatch& missed)
+{
+    std::vector<Row> rows = counts.take();
     auto order = [&](const Row& r) { return options.latency ? r.total_ns : r.count; };
     std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-        return order(a) != order(b) ? order(a) > order(b) : a.key.id < b.key.id;
+        if (order(a) != order(b))
+            return order(a) > order(b);
+        return std::tie(a.pid, a.comm, a.syscall) < std::tie(b.pid, b.comm, b.syscall);
     });
     if (rows.size() > options.top)
         rows.resize(options.top);
@@ -89,10 +135,9 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
     for (const Row& r : rows) {
         std::vector<tpkit::Label> labels;
         if (options.by_process)
-            labels = {{"pid", std::to_string(r.key.id), true},
-                      {"comm", std::string(tpkit::text_of(r.key.comm)), false}};
+            labels = {{"pid", std::to_string(r.pid), true}, {"comm", r.comm, false}};
         else
-            labels = {{"syscall", tpkit::syscall_text(r.key.id), false}};
+            labels = {{"syscall", r.syscall, false}};
         reading.metrics.push_back({"count", "syscalls", "", labels, r.count});
         if (options.latency)
             reading.metrics.push_back({"time", "time in syscalls", "ns", labels, r.total_ns});
@@ -113,32 +158,26 @@ void run(const Options& options, tpkit::CommonOptions common)
 
     auto skel = tpkit::Skeleton<syscount_bpf>::open("syscount");
     tpkit::apply_task_filters(*skel, common);
-    skel->rodata->by_process = options.by_process;
+    skel->rodata->count_by_process = options.by_process;
     skel->rodata->with_latency = options.latency;
     skel->rodata->failed_only = options.failures;
     skel->rodata->only_errno = static_cast<std::uint32_t>(only_errno);
     skel->rodata->only_syscall = only_syscall;
-    skel->rodata->exit_nr = tpkit::syscall_number("exit").value_or(SYSCOUNT_EVERY_SYSCALL);
-    skel->rodata->exit_group_nr = tpkit::syscall_number("exit_group").value_or(SYSCOUNT_EVERY_SYSCALL);
     // Counted at entry unless the return value or the time since entry matters.
     const bool at_exit = options.latency || options.failures || only_errno;
     const char* what = "cannot choose syscount's programs";
     tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.count_enter, !at_exit), what);
     tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.start_enter, options.latency), what);
     tpkit::check_libbpf(bpf_program__set_autoload(skel->progs.count_exit, at_exit), what);
-    if (!options.latency)
-        tpkit::check_libbpf(bpf_map__set_max_entries(skel->maps.starts, 1), "cannot size starts");
-    tpkit::SwappedMap counts(skel->maps.counts, skel->maps.counts_a, skel->maps.counts_b);
-    counts.set_max_entries(options.by_process ? max_processes : max_syscalls);
+    Counts counts(options, *skel);
     skel.load();
     skel.attach();
 
     std::string too_many = options.by_process
                                ? fmt::format("more than {} processes in an interval", max_processes)
-                               : fmt::format("more than {} syscall numbers", max_syscalls);
+                               : fmt::format("syscall numbers of {} or more", SYSCOUNT_MAX_SYSCALLS);
     if (options.latency)
-        too_many += fmt::format(", or more than {} threads in syscalls at once",
-                                TPKIT_TIMING_MAX_ENTRIES);
+        too_many += ", or no memory for a thread's entry time";
     tpkit::MissedWatch missed("syscount", skel->maps.tpkit_missed, too_many);
     tpkit::StopSignal stop(common.duration);
     tpkit::run_aggregate(common, stop, [&] { return collect(options, counts, missed); });
