@@ -34,15 +34,18 @@ static __always_inline bool tpkit_comm_equal(const char *a, const volatile char 
 	return true;
 }
 
-/* Whether the current task passes the filters. */
+/* Whether the current task passes the filters. Without filters it costs nothing: the verifier
+ * drops every check (and its helper call) whose rodata is unset. */
 static __always_inline bool tpkit_current_selected(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	if (tpkit_target_tgid || tpkit_target_tid) {
+		__u64 id = bpf_get_current_pid_tgid();
 
-	if (tpkit_target_tgid && (id >> 32) != tpkit_target_tgid)
-		return false;
-	if (tpkit_target_tid && (__u32)id != tpkit_target_tid)
-		return false;
+		if (tpkit_target_tgid && (id >> 32) != tpkit_target_tgid)
+			return false;
+		if (tpkit_target_tid && (__u32)id != tpkit_target_tid)
+			return false;
+	}
 	if (tpkit_target_uid != (__u32)-1 && (__u32)bpf_get_current_uid_gid() != tpkit_target_uid)
 		return false;
 	if (tpkit_target_cgroup && bpf_get_current_cgroup_id() != tpkit_target_cgroup)
