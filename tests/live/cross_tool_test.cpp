@@ -3,6 +3,7 @@
 // with the documented exit codes, clean ends, JSON lines), checked for each tool of the list so
 // that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
 // --cgroup), checked exactly through forksnoop.
+#include "cgroup_scope.hpp"
 #include "live.hpp"
 #include "tool_run.hpp"
 
@@ -68,6 +69,7 @@ struct ToolSpec {
 
 const std::vector<ToolSpec> specs{
     {"forksnoop", Kind::tracer, {}, {"fork_tp", "record_clone_fl"}, 2, true},
+    {"oomkill", Kind::tracer, {}, {"mark_victim_rec", "mark_victim_tas"}, 2, true},
     {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false},
     {"tpgen", Kind::generator, {"sched:sched_process_fork"}, {}, 0, false},
     {"tplist", Kind::lister, {}, {}, 0, false},
@@ -171,6 +173,8 @@ void make_some_events()
     waitpid(child, nullptr, 0);
     // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
     std::ifstream("/proc/sys/vm/stat_refresh").get();
+    // Reclaim and an OOM kill, inside a memory cgroup of their own.
+    tpkit::live::run_memory_pressure("tpk-xtool-mem");
 }
 
 // Whether nobody, as ToolRun drops to it, can list `dir`.
