@@ -2,9 +2,12 @@
 // Every syscall of the machine counted in the kernel, by syscall or by process, from the raw
 // tracepoints sys_enter and sys_exit: raw, because they run for every syscall and a raw
 // tracepoint skips building the trace record that a classic one fills first.
+//
+// No CO-RE relocation: libbpf then need not load the kernel's BTF, which would take ~11 MiB and
+// most of the start-up. The arguments are read as the raw u64s they are, the syscall number at
+// return from pt_regs at the offset user space gives (the ptrace ABI's layout).
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
 #include "syscount.h"
@@ -16,6 +19,7 @@ const volatile bool with_latency = false;
 const volatile bool failed_only = false;
 const volatile __u32 only_errno = 0; /* 0: any */
 const volatile __u32 only_syscall = SYSCOUNT_EVERY_SYSCALL;
+const volatile __u32 orig_ax_offset = 0; /* of the syscall number in struct pt_regs */
 
 /* By syscall: its number indexes a per-CPU array, no hashing on the hot path. The counters only
  * grow; user space takes their growth since its previous read, so nothing is lost to a read. */
@@ -27,7 +31,7 @@ struct {
 } by_syscall SEC(".maps");
 
 /* By process (-P): processes come and go, so a per-CPU hash that user space drains every
- * interval. */
+ * interval. The key's comm is the calling thread's. */
 TPKIT_SWAPPED_MAP(by_process, BPF_MAP_TYPE_PERCPU_HASH, struct syscount_process,
 		  struct syscount_value);
 
@@ -53,9 +57,15 @@ static __always_inline bool syscall_selected(__u32 nr)
 	return only_syscall == SYSCOUNT_EVERY_SYSCALL || nr == only_syscall;
 }
 
+/* A raw tracepoint's arguments: sys_enter (struct pt_regs *regs, long id), sys_exit
+ * (struct pt_regs *regs, long ret). */
+static __always_inline __u64 raw_arg(void *ctx, int i)
+{
+	return ((__u64 *)ctx)[i];
+}
+
 static __always_inline struct syscount_value *process_value(void)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct syscount_process key = {};
 	struct syscount_value zero = {};
 	void *active = tpkit_active_map(&by_process);
@@ -63,7 +73,7 @@ static __always_inline struct syscount_value *process_value(void)
 	if (!active)
 		return 0;
 	key.pid = bpf_get_current_pid_tgid() >> 32;
-	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	return tpkit_lookup_or_init(active, &key, &zero);
 }
 
@@ -87,9 +97,9 @@ static __always_inline void count_syscall(__u32 nr, __u64 ns)
 /* Counts at entry when the return value does not matter: the syscall number is an argument
  * here, and exit and exit_group, which never return, are counted too. */
 SEC("raw_tp/sys_enter")
-int count_enter(struct bpf_raw_tracepoint_args *ctx)
+int count_enter(void *ctx)
 {
-	__u32 nr = ctx->args[1];
+	__u32 nr = raw_arg(ctx, 1);
 
 	if (!syscall_selected(nr) || !tpkit_current_selected())
 		return 0;
@@ -99,9 +109,9 @@ int count_enter(struct bpf_raw_tracepoint_args *ctx)
 
 /* -L: the current thread's syscall and its entry time. */
 SEC("raw_tp/sys_enter")
-int start_enter(struct bpf_raw_tracepoint_args *ctx)
+int start_enter(void *ctx)
 {
-	__u32 nr = ctx->args[1];
+	__u32 nr = raw_arg(ctx, 1);
 	struct syscall_entry *entry;
 
 	if (!syscall_selected(nr) || !tpkit_current_selected())
@@ -120,9 +130,9 @@ int start_enter(struct bpf_raw_tracepoint_args *ctx)
 
 /* Counts at return: -x, -e (the return value) and -L (the time since entry). */
 SEC("raw_tp/sys_exit")
-int count_exit(struct bpf_raw_tracepoint_args *ctx)
+int count_exit(void *ctx)
 {
-	long ret = ctx->args[1];
+	long ret = raw_arg(ctx, 1);
 	__u64 ns = 0;
 	__u32 nr;
 
@@ -137,8 +147,10 @@ int count_exit(struct bpf_raw_tracepoint_args *ctx)
 		ns = bpf_ktime_get_ns() - entry->start_ns;
 		nr = entry->nr;
 	} else {
-		struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-		long regs_nr = BPF_CORE_READ(regs, orig_ax);
+		long regs_nr = -1;
+
+		bpf_probe_read_kernel(&regs_nr, sizeof(regs_nr),
+				      (char *)raw_arg(ctx, 0) + orig_ax_offset);
 
 		/* -1: rt_sigreturn sets it so that the interrupted syscall is not restarted. */
 		if (regs_nr < 0 || !syscall_selected(regs_nr) || !tpkit_current_selected())

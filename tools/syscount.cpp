@@ -13,9 +13,13 @@
 #include <tpkit/syscalls.hpp>
 
 #include <fmt/core.h>
+#include <sys/user.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <tuple>
 
 namespace {
@@ -77,15 +81,8 @@ public:
     std::vector<Row> take()
     {
         std::vector<Row> rows;
-        if (by_process_) {
-            for (const auto& entry : processes_.drain()) {
-                syscount_process key{};
-                std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
-                rows.push_back({"", key.pid, std::string(tpkit::text_of(key.comm)),
-                                entry.counters.at(0), entry.counters.at(1)});
-            }
-            return rows;
-        }
+        if (by_process_)
+            return process_rows();
         auto totals = tpkit::sum_percpu_array(by_syscall_);
         previous_.resize(totals.size(), {0, 0});
         for (std::uint32_t nr = 0; nr < totals.size(); nr++) {
@@ -100,11 +97,46 @@ public:
     }
 
 private:
+    // One row per process, under the name it made most of its syscalls under: BPF keys by the
+    // calling thread's name too (its main thread's would need CO-RE).
+    std::vector<Row> process_rows()
+    {
+        std::map<std::uint32_t, Row> by_pid;
+        std::map<std::uint32_t, std::uint64_t> name_count;
+        for (const auto& entry : processes_.drain()) {
+            syscount_process key{};
+            std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+            const std::uint64_t count = entry.counters.at(0);
+            Row& row = by_pid.try_emplace(key.pid, Row{"", key.pid, "", 0, 0}).first->second;
+            row.count += count;
+            row.total_ns += entry.counters.at(1);
+            if (count > name_count[key.pid]) {
+                name_count[key.pid] = count;
+                row.comm = tpkit::text_of(key.comm);
+            }
+        }
+        std::vector<Row> rows;
+        for (auto& [pid, row] : by_pid)
+            rows.push_back(std::move(row));
+        return rows;
+    }
+
     bool by_process_;
     bpf_map* by_syscall_;
     tpkit::SwappedMap processes_;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> previous_; // by syscall number
 };
+
+// A process's name as bcc shows it, its main thread's, for those still running.
+void name_from_proc(std::vector<Row>& rows)
+{
+    for (Row& row : rows) {
+        std::ifstream proc_comm("/proc/" + std::to_string(row.pid) + "/comm");
+        std::string name;
+        if (std::getline(proc_comm, name) && !name.empty())
+            row.comm = name;
+    }
+}
 
 // The counts (and times) since the previous call, largest first, the top ones.
 tpkit::Reading collect(const Options& options, Counts& counts, tpkit::MissedWatch& missed)
@@ -118,6 +150,8 @@ tpkit::Reading collect(const Options& options, Counts& counts, tpkit::MissedWatc
     });
     if (rows.size() > options.top)
         rows.resize(options.top);
+    if (options.by_process)
+        name_from_proc(rows);
     missed.report();
 
     tpkit::Reading reading;
@@ -163,6 +197,7 @@ void run(const Options& options, tpkit::CommonOptions common)
     skel->rodata->failed_only = options.failures;
     skel->rodata->only_errno = static_cast<std::uint32_t>(only_errno);
     skel->rodata->only_syscall = only_syscall;
+    skel->rodata->orig_ax_offset = offsetof(user_regs_struct, orig_rax); // as in struct pt_regs
     // Counted at entry unless the return value or the time since entry matters.
     const bool at_exit = options.latency || options.failures || only_errno;
     const char* what = "cannot choose syscount's programs";

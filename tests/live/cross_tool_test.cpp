@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -83,6 +84,16 @@ const std::vector<ToolSpec> specs{
      {"kill_entry", "kill_exit", "tkill_entry", "tkill_exit", "tgkill_entry", "tgkill_exit",
       "signal_generate"},
      7, true},
+    {"syncsnoop", Kind::tracer, {},
+     {"sync_entry", "syncfs_entry", "fsync_entry", "fdatasync_entry", "msync_entry",
+      "sync_file_range"},
+     6, true},
+    {"mountsnoop", Kind::tracer, {},
+     {"mount_entry", "mount_exit", "umount_entry", "umount_exit", "fsopen_entry", "fsopen_exit",
+      "fsconfig_entry", "fsconfig_exit", "fsmount_entry", "fsmount_exit", "move_mount_entr",
+      "move_mount_exit"},
+     12, true},
+    {"capable", Kind::tracer, {}, {"cap_check"}, 1, true},
     {"execsnoop", Kind::tracer, {},
      {"execve_entry", "execve_exit", "execveat_entry", "execveat_exit"}, 4, true},
     {"opensnoop", Kind::tracer, {},
@@ -141,8 +152,10 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
     const ToolSpec& spec = *spec_ptr_
 
 // A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
-// getppid(), a UDP datagram received on the loopback, a kill() of signal 0, a stat() and an open()
-// of /, and an exec of /bin/true.
+// getppid(), a UDP datagram received on the loopback, an fsync() and an umount2() that fail
+// harmlessly (a pipe cannot be synced; a new directory is no mount point, which the kernel says
+// after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, and an exec
+// of /bin/true.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -161,6 +174,17 @@ void make_some_events()
         throw std::runtime_error("loopback datagram failed");
     }
     close(fd);
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    fsync(pipe_fds[0]);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    char dir[] = "/tmp/tpk-xtool-XXXXXX";
+    if (!mkdtemp(dir))
+        throw std::runtime_error("mkdtemp failed");
+    umount2(dir, 0);
+    rmdir(dir);
     kill(getpid(), 0); // a kill() that sends nothing
     struct stat root_stat;
     stat("/", &root_stat);
