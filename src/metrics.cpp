@@ -10,16 +10,19 @@ namespace tpkit {
 namespace {
 
 // What render_bars() and render_json() know of a histogram: its event, field and unit, and
-// the one key label that splits it, if any.
+// the key labels that split it, if any: the first names the key, and the values of all make
+// it, as bcc's tools print them ("pid = 181 bash").
 HistogramLabel histogram_label(const Metric& m)
 {
     HistogramLabel label{"", m.name, m.unit, "", ""};
     for (const Label& l : m.labels) {
         if (l.name == "event") {
             label.event = l.value;
-        } else {
+        } else if (label.key_name.empty()) {
             label.key_name = l.name;
             label.key = l.value;
+        } else {
+            label.key += ' ' + l.value;
         }
     }
     return label;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// Time on the CPU (or, -O, off it) as log2 histograms: from the sched_switch that switches a task
+// in to the one that switches it out (-O: from out to in). A raw tracepoint: sched_switch runs at
+// every context switch, and a raw one skips filling a trace record.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <tpkit/hist.bpf.h>
+#include <tpkit/maps.bpf.h>
+#include <tpkit/task.bpf.h>
+#include <tpkit/timing.bpf.h>
+#include "cpudist.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 key_by = CPUDIST_ALL;
+const volatile bool milliseconds = false;
+const volatile bool off_cpu = false;
+
+/* When each thread was switched in (-O: out). */
+TPKIT_TIMING_MAP(switched_at, __u32);
+/* The one histogram, counted per CPU. */
+TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct cpudist_key, struct tpkit_log2_hist);
+/* -P, -L: thousands of keys, so one copy that the CPUs share (atomic adds): per-CPU copies of
+ * 10240 histograms of 512 bytes would take 5 MiB per CPU. */
+TPKIT_SWAPPED_MAP(keyed_hists, BPF_MAP_TYPE_HASH, struct cpudist_key, struct tpkit_log2_hist);
+TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+
+static __always_inline void count_time(struct task_struct *task, __u64 ns)
+{
+	__u64 value = milliseconds ? ns / 1000000 : ns / 1000;
+	struct cpudist_key key = {};
+	struct tpkit_log2_hist *hist;
+	void *active;
+
+	if (key_by == CPUDIST_ALL) {
+		active = tpkit_active_map(&hists);
+		if (!active)
+			return;
+		hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+		if (hist)
+			tpkit_log2_hist_add(hist, value);
+		return;
+	}
+	if (key_by == CPUDIST_PID) {
+		key.id = BPF_CORE_READ(task, tgid);
+		BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	} else {
+		key.id = BPF_CORE_READ(task, pid);
+		BPF_CORE_READ_STR_INTO(&key.comm, task, comm);
+	}
+	active = tpkit_active_map(&keyed_hists);
+	if (!active)
+		return;
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	if (hist)
+		tpkit_log2_hist_add_atomic(hist, value);
+}
+
+/* The time of `ended` (switched out, or -O in) since its start, and `started`'s start now. Only
+ * selected tasks get a start, so the filters cost nothing at the end. tid 0 is a CPU's idle task,
+ * whose time is the CPU's idle time: left out. */
+static __always_inline void switched(struct task_struct *ended, struct task_struct *started)
+{
+	__u32 ended_tid = BPF_CORE_READ(ended, pid), started_tid = BPF_CORE_READ(started, pid);
+	__u64 ns;
+
+	if (ended_tid && tpkit_timing_elapsed(&switched_at, &ended_tid, &ns))
+		count_time(ended, ns);
+	if (started_tid && tpkit_task_selected(started))
+		tpkit_timing_start(&switched_at, &started_tid);
+}
+
+SEC("raw_tp/sched_switch")
+int task_switched(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx->args[1];
+	struct task_struct *next = (struct task_struct *)ctx->args[2];
+
+	if (off_cpu)
+		switched(next, prev);
+	else
+		switched(prev, next);
+	return 0;
+}

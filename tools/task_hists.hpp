@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What runqlat and cpudist share: a time of each task (its run-queue waits, its stays on or off
+// the CPU) in log2 histograms filled in the kernel, one or one per process, thread or PID
+// namespace (bcc's -P, -L, --pidnss), in microseconds or (-m) milliseconds, drained each interval.
+// Their BPF programs have the same maps (hists, keyed_hists), rodata (key_by, milliseconds) and
+// key layout ({__u32 id; char comm[16]}), and split by the same numbers (ALL 0, PID 1, TID 2,
+// PIDNS 3).
+#pragma once
+
+#include <tpkit/cli.hpp>
+#include <tpkit/columns.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+
+namespace tpkit::task_hists {
+
+enum class Split : std::uint32_t { none = 0, process = 1, thread = 2, pid_namespace = 3 };
+
+struct Options {
+    bool milliseconds = false;
+    bool per_process = false;
+    bool per_thread = false;
+    bool per_pidns = false;
+
+    Split split() const
+    {
+        return per_process ? Split::process
+               : per_thread ? Split::thread
+               : per_pidns  ? Split::pid_namespace
+                            : Split::none;
+    }
+};
+
+// Keys each half of the split histograms' map holds, as many as bcc's tools allow.
+constexpr std::uint32_t max_keys = 10240;
+
+// -m, -P, -L, and --pidnss when the tool splits by PID namespace.
+inline void add_options(Cli& cli, Options& options, bool with_pidns)
+{
+    auto& app = cli.app();
+    app.add_flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    auto* pids = app.add_flag("-P,--pids", options.per_process, "one histogram per process");
+    auto* tids = app.add_flag("-L,--tids", options.per_thread, "one histogram per thread");
+    pids->excludes(tids);
+    if (with_pidns)
+        app.add_flag("--pidnss", options.per_pidns, "one histogram per PID namespace")
+            ->excludes(pids)
+            ->excludes(tids);
+}
+
+// The histograms since the previous call: one per key with a split, else one (also when empty,
+// so that JSON readers get a total of 0), by key. what: the metric's help.
+template <class Key>
+Reading collect(const Options& options, const std::string& what, SwappedMap& hists,
+                MissedWatch& missed)
+{
+    auto entries = hists.drain();
+    missed.report();
+    const Split split = options.split();
+    if (entries.empty() && split == Split::none)
+        entries.push_back({{}, {}});
+    std::vector<std::pair<Key, Histogram>> keyed;
+    for (const auto& entry : entries) {
+        Key key{};
+        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        keyed.emplace_back(key, Histogram::from_log2(entry.counters));
+    }
+    std::sort(keyed.begin(), keyed.end(),
+              [](const auto& a, const auto& b) { return a.first.id < b.first.id; });
+
+    static constexpr const char* key_names[] = {"", "pid", "tid", "pidns"};
+    const std::string unit = options.milliseconds ? "msecs" : "usecs";
+    Reading reading;
+    for (auto& [key, hist] : keyed) {
+        // The measured value's heading is its unit, as in bcc's tools.
+        std::vector<Label> labels{{"event", "sched:sched_switch"}};
+        if (split != Split::none) {
+            labels.push_back({key_names[static_cast<int>(split)], std::to_string(key.id), true});
+            if (key.comm[0])
+                labels.push_back({"comm", std::string(text_of(key.comm))});
+        }
+        reading.metrics.push_back({unit, what, unit, std::move(labels), std::move(hist)});
+    }
+    return reading;
+}
+
+// Opens Skel, applies the task filters, `configure` (the tool's own rodata and map sizes), sizes
+// the histogram maps for the split, loads, attaches, and prints the histograms every interval (or
+// at the end). starts_full: what a full map of start times means, for the "not counted" line.
+template <class Skel, class Key>
+void run(const Cli& cli, const Options& options, const std::string& what,
+         const std::string& starts_full, const std::function<void(Skel&)>& configure)
+{
+    const CommonOptions& common = cli.options();
+    auto skel = Skeleton<Skel>::open(cli.name());
+    apply_task_filters(*skel, common);
+    skel->rodata->key_by = static_cast<std::uint32_t>(options.split());
+    skel->rodata->milliseconds = options.milliseconds;
+    configure(*skel);
+    // One histogram counts per CPU; split ones share one copy (see the BPF program).
+    const bool split = options.split() != Split::none;
+    SwappedMap single(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
+    SwappedMap keyed(skel->maps.keyed_hists, skel->maps.keyed_hists_a, skel->maps.keyed_hists_b);
+    single.set_max_entries(1);
+    keyed.set_max_entries(split ? max_keys : 1);
+    skel.load();
+    skel.attach();
+
+    static constexpr const char* split_names[] = {"", "processes", "threads", "PID namespaces"};
+    std::string reason = starts_full;
+    if (split)
+        reason += fmt::format(", or more than {} {} in an interval", max_keys,
+                              split_names[static_cast<int>(options.split())]);
+    MissedWatch missed(cli.name(), skel->maps.tpkit_missed, reason);
+    StopSignal stop(common.duration);
+    SwappedMap& hists = split ? keyed : single;
+    run_aggregate(common, stop, [&] { return collect<Key>(options, what, hists, missed); });
+}
+
+} // namespace tpkit::task_hists
