@@ -112,25 +112,6 @@ private:
     pid_t holder_ = -1;
 };
 
-// Buckets (low → count) summed over every histogram line whose "key" is `key`.
-std::map<std::uint64_t, std::uint64_t> bucket_counts(const ToolRun& tool, const std::string& key)
-{
-    std::map<std::uint64_t, std::uint64_t> counts;
-    for (const auto& line : tool.lines()) {
-        auto obj = tpkit::live::parse_flat_json(line);
-        if (!obj.count("buckets") || obj["key"] != key)
-            continue;
-        const std::string& buckets = obj["buckets"];
-        for (std::size_t at = buckets.find('{'); at != std::string::npos;
-             at = buckets.find('{', at + 1)) {
-            auto b = tpkit::live::parse_flat_json(buckets.substr(at, buckets.find('}', at) - at + 1));
-            counts[std::stoull(b["low"])] += std::stoull(b["count"]);
-        }
-    }
-    for (auto it = counts.begin(); it != counts.end();)
-        it = it->second ? std::next(it) : counts.erase(it);
-    return counts;
-}
 
 void expect_exact_histogram(const std::vector<std::string>& extra_args, const std::string& key)
 {
@@ -156,7 +137,7 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
     ns.send_datagrams(300, 13);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
 
-    auto counts = bucket_counts(tool, key);
+    auto counts = tpkit::live::histogram_buckets(tool.lines(), key);
     counts.erase(1024); // the markers
     std::map<std::uint64_t, std::uint64_t> expected{{32, 12}, {128, 14}, {256, 13}};
     EXPECT_EQ(counts, expected);

@@ -161,7 +161,9 @@ TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
         EXPECT_EQ(s["tid"], sleeper.pid());
         EXPECT_EQ(s["comm"], "tpk-offcpu");
         EXPECT_EQ(s["count"], 1);
-        EXPECT_GE(s["total_us"].get<std::uint64_t>(), std::uint64_t(slept_ms) * 1000) << s;
+        // The timer is armed before the task switches out, so the time off CPU may fall short
+        // of the sleep by that path (over a millisecond in an emulated VM), never by a tenth.
+        EXPECT_GE(s["total_us"].get<std::uint64_t>(), std::uint64_t(slept_ms) * 900) << s;
         EXPECT_TRUE(has_frame(s["kernel_stack"], "nanosleep")) << s;
         // The kernel stack starts where the task blocked, not in the tool's own program.
         EXPECT_FALSE(has_frame(s["kernel_stack"], "bpf_")) << s;

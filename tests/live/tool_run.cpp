@@ -334,6 +334,23 @@ std::map<std::string, std::string> parse_flat_json(const std::string& line)
     return out;
 }
 
+std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::string>& lines,
+                                                         const std::optional<std::string>& key)
+{
+    std::map<std::uint64_t, std::uint64_t> counts;
+    for (const auto& line : lines) {
+        auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (!object.is_object() || !object.contains("buckets"))
+            continue;
+        if (key && object.value("key", std::string()) != *key)
+            continue;
+        for (const auto& bucket : object["buckets"])
+            if (auto count = bucket.at("count").get<std::uint64_t>())
+                counts[bucket.at("low").get<std::uint64_t>()] += count;
+    }
+    return counts;
+}
+
 std::vector<std::string> loaded_bpf_programs()
 {
     std::vector<std::string> names;

@@ -90,6 +90,11 @@ ForkBatch run_fork_batch(const std::string& comm, int children, int threads);
 // JSON object.
 std::map<std::string, std::string> parse_flat_json(const std::string& line);
 
+// Buckets (low → count) summed over the histogram lines (JSON objects with "buckets") among
+// `lines`, only those whose "key" is `key` when given; empty buckets left out.
+std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::string>& lines,
+                                                         const std::optional<std::string>& key = {});
+
 // Names of the BPF programs loaded now (bpftool prog list), for leak checks.
 std::vector<std::string> loaded_bpf_programs();
 
