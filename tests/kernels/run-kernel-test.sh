@@ -110,9 +110,13 @@ echo "initramfs: $(du -h "$initrd" | cut -f1)"
 console=$work/console.log
 start=$(date +%s)
 status=0
-timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg -m 512 -smp 2 -nographic \
-  -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
-  -append "console=ttyS0 quiet panic=-1" </dev/null >"$console" 2>&1 || status=$?
+# One host thread for both vCPUs (thread=single): with a thread per vCPU, TCG can miss the kernel
+# patching a static branch (int3, then the new jump; tracepoints switching on and off) that the
+# other vCPU is executing, and both spin there for ever (soft lockups at syscall_trace_enter).
+# softlockup_panic ends the VM at once should a CPU hang anyway.
+timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg,thread=single -m 512 -smp 2 \
+  -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
+  -append "console=ttyS0 quiet softlockup_panic=1 panic=-1" </dev/null >"$console" 2>&1 || status=$?
 echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
 
 # ---- verdict ---------------------------------------------------------------------------------
