@@ -42,28 +42,6 @@ std::uint64_t monotonic_ns()
     return std::uint64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// A child process that names itself `comm` and runs `body`; it exits 0 if the body returns.
-pid_t start_child(const char* comm, const std::function<void()>& body)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        prctl(PR_SET_NAME, comm, 0, 0, 0);
-        body();
-        _exit(0);
-    }
-    return pid;
-}
-
-int reap(pid_t pid)
-{
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid)
-        throw std::runtime_error("waitpid failed");
-    return status;
-}
-
 // A pipe whose ends close with it.
 struct Pipe {
     int read_end = -1, write_end = -1;
@@ -106,8 +84,8 @@ std::unique_ptr<ToolRun> exitsnoop(std::vector<std::string> options, int marker_
     bool live = tpkit::live::poke_until_line(
         *tool,
         [&] {
-            pid_t child = start_child("tpk-marker", [&] { _exit(marker_code); });
-            reap(child);
+            pid_t child = tpkit::live::start_child("tpk-marker", [&] { _exit(marker_code); });
+            tpkit::live::reap(child);
             pid = std::to_string(child);
         },
         [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["pid"] == pid; }, 100,
@@ -209,7 +187,7 @@ TEST(ExitsnoopExact, ExitCodesAndSignals)
 
     const std::uint64_t before = monotonic_ns();
     Pipe go;
-    pid_t exit7 = start_child("tpk-exit7", [&] {
+    pid_t exit7 = tpkit::live::start_child("tpk-exit7", [&] {
         go.receive();
         _exit(7);
     });
@@ -218,22 +196,22 @@ TEST(ExitsnoopExact, ExitCodesAndSignals)
     std::this_thread::sleep_for(50ms); // a lifetime to measure, not a synchronisation
     const std::uint64_t released = monotonic_ns();
     go.send(1);
-    int exit7_status = reap(exit7);
+    int exit7_status = tpkit::live::reap(exit7);
     const std::uint64_t reaped = monotonic_ns();
 
-    pid_t exit0 = start_child("tpk-exit0", [] { _exit(0); });
-    int exit0_status = reap(exit0);
+    pid_t exit0 = tpkit::live::start_child("tpk-exit0", [] { _exit(0); });
+    int exit0_status = tpkit::live::reap(exit0);
     Pipe named;
-    pid_t killed = start_child("tpk-killed", [&] {
+    pid_t killed = tpkit::live::start_child("tpk-killed", [&] {
         named.send(1);
         for (;;)
             pause();
     });
     named.receive(); // killed once it has its name
     kill(killed, SIGKILL);
-    int killed_status = reap(killed);
-    pid_t aborted = start_child("tpk-abort", [&] { abort_dumping_core(cores.path(), dump); });
-    int aborted_status = reap(aborted);
+    int killed_status = tpkit::live::reap(killed);
+    pid_t aborted = tpkit::live::start_child("tpk-abort", [&] { abort_dumping_core(cores.path(), dump); });
+    int aborted_status = tpkit::live::reap(aborted);
 
     auto events = stop_and_take(*tool, {exit7, exit0, killed, aborted});
     ASSERT_EQ(events.size(), 4u);
@@ -271,12 +249,12 @@ TEST(ExitsnoopExact, FailedOnlyLeavesOutExitZero)
 {
     TPKIT_REQUIRE_LIVE();
     auto tool = exitsnoop({"-x"}, 1);
-    pid_t exit0 = start_child("tpk-exit0", [] { _exit(0); });
-    reap(exit0);
-    pid_t exit3 = start_child("tpk-exit3", [] { _exit(3); });
-    reap(exit3);
-    pid_t killed = start_child("tpk-killed", [] { raise(SIGTERM); });
-    reap(killed);
+    pid_t exit0 = tpkit::live::start_child("tpk-exit0", [] { _exit(0); });
+    tpkit::live::reap(exit0);
+    pid_t exit3 = tpkit::live::start_child("tpk-exit3", [] { _exit(3); });
+    tpkit::live::reap(exit3);
+    pid_t killed = tpkit::live::start_child("tpk-killed", [] { raise(SIGTERM); });
+    tpkit::live::reap(killed);
     auto events = stop_and_take(*tool, {exit0, exit3, killed});
     ASSERT_EQ(events.size(), 2u);
     EXPECT_EQ(of_pid(events, exit3).at(0).at("exit_code"), "code 3");
@@ -297,7 +275,7 @@ ThreadThenProcess run_thread_then_process()
 {
     Pipe report;
     ThreadThenProcess run;
-    run.pid = start_child("tpk-threads", [&] {
+    run.pid = tpkit::live::start_child("tpk-threads", [&] {
         pthread_t thread;
         auto body = [](void* arg) -> void* {
             static_cast<Pipe*>(arg)->send(gettid_now());
@@ -310,7 +288,7 @@ ThreadThenProcess run_thread_then_process()
         _exit(5);
     });
     run.thread = report.receive();
-    run.status = reap(run.pid);
+    run.status = tpkit::live::reap(run.pid);
     return run;
 }
 
@@ -369,7 +347,7 @@ LeaderFirst run_leader_first()
     Pipe report, go;
     ThreadPipes pipes{&report, &go};
     LeaderFirst run;
-    run.pid = start_child("tpk-lead", [&] {
+    run.pid = tpkit::live::start_child("tpk-lead", [&] {
         pthread_t thread;
         auto body = [](void* arg) -> void* {
             auto* p = static_cast<ThreadPipes*>(arg);
@@ -387,7 +365,7 @@ LeaderFirst run_leader_first()
     for (int i = 0; i < 1000 && !is_zombie_thread(run.pid, run.pid); i++)
         std::this_thread::sleep_for(tpkit::live::patient(10ms));
     go.send(1);
-    run.status = reap(run.pid);
+    run.status = tpkit::live::reap(run.pid);
     return run;
 }
 
@@ -427,7 +405,7 @@ constexpr int group_threads = 8;
 std::pair<pid_t, std::set<pid_t>> run_group_exit()
 {
     Pipe report, go;
-    pid_t pid = start_child("tpk-group", [&] {
+    pid_t pid = tpkit::live::start_child("tpk-group", [&] {
         for (int i = 0; i < group_threads; i++) {
             pthread_t thread;
             auto body = [](void* arg) -> void* {
@@ -445,7 +423,7 @@ std::pair<pid_t, std::set<pid_t>> run_group_exit()
     for (int i = 0; i < group_threads; i++)
         tids.insert(report.receive());
     go.send(1);
-    int status = reap(pid);
+    int status = tpkit::live::reap(pid);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 6)
         ADD_FAILURE() << "group status " << status;
     return {pid, tids};

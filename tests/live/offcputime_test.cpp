@@ -22,6 +22,10 @@ using namespace std::chrono_literals;
 using tpkit::live::ToolRun;
 
 constexpr long slept_ms = 300;
+// The least time off CPU the sleep can show: the timer is armed before the task switches out,
+// so the time off CPU may fall short of the sleep by that path (over a millisecond in an
+// emulated VM; the tool's microseconds are rounded down too), never by a tenth.
+constexpr std::uint64_t least_off_cpu_us = slept_ms * 900;
 
 // The system call is made here, not in libc: a user stack is walked by frame pointers, and
 // libc's wrappers keep none, so their caller would be skipped; from here the first user frame
@@ -161,9 +165,7 @@ TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
         EXPECT_EQ(s["tid"], sleeper.pid());
         EXPECT_EQ(s["comm"], "tpk-offcpu");
         EXPECT_EQ(s["count"], 1);
-        // The timer is armed before the task switches out, so the time off CPU may fall short
-        // of the sleep by that path (over a millisecond in an emulated VM), never by a tenth.
-        EXPECT_GE(s["total_us"].get<std::uint64_t>(), std::uint64_t(slept_ms) * 900) << s;
+        EXPECT_GE(s["total_us"].get<std::uint64_t>(), least_off_cpu_us) << s;
         EXPECT_TRUE(has_frame(s["kernel_stack"], "nanosleep")) << s;
         // The kernel stack starts where the task blocked, not in the tool's own program.
         EXPECT_FALSE(has_frame(s["kernel_stack"], "bpf_")) << s;
@@ -199,7 +201,7 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
         EXPECT_NE(nanosleep, std::string::npos) << "kernel frames after the user ones: " << line;
         auto space = line.rfind(' ');
         ASSERT_NE(space, std::string::npos) << line;
-        EXPECT_GE(std::stoull(line.substr(space + 1)), std::uint64_t(slept_ms) * 1000) << line;
+        EXPECT_GE(std::stoull(line.substr(space + 1)), least_off_cpu_us) << line;
     }
     EXPECT_EQ(folded_sleeps, 1u);
 
@@ -208,7 +210,7 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
     for (const auto& s : stacks_of(*kernel_stacks)) {
         EXPECT_TRUE(s["user_stack"].empty()) << s;
         if (has_frame(s["kernel_stack"], "nanosleep") &&
-            s["total_us"].get<std::uint64_t>() >= std::uint64_t(slept_ms) * 1000)
+            s["total_us"].get<std::uint64_t>() >= least_off_cpu_us)
             kernel_only++;
     }
     EXPECT_EQ(kernel_only, 1u);

@@ -28,27 +28,6 @@ using Event = std::map<std::string, std::string>;
 // A PID no process can have: above the kernel's PID_MAX_LIMIT (4194304).
 constexpr pid_t no_such_pid = 4194305;
 
-pid_t start_child(const char* comm, const std::function<void()>& body)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        prctl(PR_SET_NAME, comm, 0, 0, 0);
-        body();
-        _exit(0);
-    }
-    return pid;
-}
-
-int reap(pid_t pid)
-{
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid)
-        throw std::runtime_error("waitpid failed");
-    return status;
-}
-
 // The target: blocks SIGUSR1 (so a second one finds the first pending), ignores SIGUSR2, and
 // waits to be killed. Returns once it is set up.
 pid_t start_target()
@@ -56,7 +35,7 @@ pid_t start_target()
     int ready[2];
     if (pipe2(ready, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe failed");
-    pid_t pid = start_child("tpk-sigtarget", [&] {
+    pid_t pid = tpkit::live::start_child("tpk-sigtarget", [&] {
         sigset_t usr1;
         sigemptyset(&usr1);
         sigaddset(&usr1, SIGUSR1);
@@ -80,9 +59,9 @@ pid_t start_target()
 // returns the sender's PID.
 pid_t send_from_child(pid_t target, const std::function<void()>& sends)
 {
-    pid_t sender = start_child("tpk-sender", sends);
-    EXPECT_EQ(reap(sender), 0);
-    int status = reap(target);
+    pid_t sender = tpkit::live::start_child("tpk-sender", sends);
+    EXPECT_EQ(tpkit::live::reap(sender), 0);
+    int status = tpkit::live::reap(target);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
     return sender;
 }

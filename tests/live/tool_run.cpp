@@ -318,6 +318,27 @@ ForkBatch run_fork_batch(const std::string& comm, int children, int threads)
     return batch;
 }
 
+pid_t start_child(const char* comm, const std::function<void()>& body)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        prctl(PR_SET_NAME, comm, 0, 0, 0);
+        body();
+        _exit(0);
+    }
+    return pid;
+}
+
+int reap(pid_t pid)
+{
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        throw std::runtime_error("waitpid failed");
+    return status;
+}
+
 std::map<std::string, std::string> parse_flat_json(const std::string& line)
 {
     std::map<std::string, std::string> out;

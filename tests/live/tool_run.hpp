@@ -85,6 +85,12 @@ struct ForkBatch {
 
 ForkBatch run_fork_batch(const std::string& comm, int children, int threads);
 
+// A child process that names itself `comm` and runs `body`; it exits 0 if the body returns.
+pid_t start_child(const char* comm, const std::function<void()>& body);
+
+// Waits for the child `pid` and gives its wait status.
+int reap(pid_t pid);
+
 // The members of the JSON object on a line (from its first '{'), as text: strings unescaped,
 // other values as compact JSON (numbers, arrays, nested objects); empty when the line holds no
 // JSON object.
