@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A child process that makes known kernel events from a known PID once the tool under test
-// watches: it names itself, runs `prepare` (unshare, drop privileges, ...), says it is ready,
-// waits for go(), runs `act` and exits with act's result.
+// watches: it names itself, runs `prepare` (unshare, drop privileges, pin to a CPU, ...), says it
+// is ready, waits (blocked in read(2)) for go(), runs `act` and exits with act's result.
 #pragma once
 
 #include <fcntl.h>
@@ -71,14 +71,20 @@ public:
 
     pid_t pid() const { return pid_; }
 
-    // Lets it act, waits for it to exit; act's result (or 128 + signal).
-    int go_and_wait()
+    // Lets it act.
+    void go()
     {
         char byte = 1;
         if (write(go_fd_, &byte, 1) != 1)
             throw std::runtime_error("child gone");
         close(go_fd_);
         go_fd_ = -1;
+    }
+
+    // Lets it act, waits for it to exit; act's result (or 128 + signal).
+    int go_and_wait()
+    {
+        go();
         int status = 0;
         waitpid(pid_, &status, 0);
         reaped_ = true;
