@@ -162,9 +162,11 @@ TEST(TphistLive, ByCommKeysTheHistogram)
         << tool.stderr_text();
     reader.read(100, 4);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    for (const auto& line : tool.lines())
-        if (has(line, "\"key\":\"tpkit-reader\""))
+    for (const auto& line : tool.lines()) {
+        if (has(line, "\"key\":\"tpkit-reader\"")) {
             EXPECT_TRUE(has(line, "\"field\":\"count\"")) << line;
+        }
+    }
     EXPECT_EQ(tpkit::live::histogram_buckets(tool.lines(), "tpkit-reader")[64], 4u);
 }
 
