@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
-/* The traced workload of the benchmarks: N read() calls of 1..4096 bytes from /dev/zero, or N
- * fork()+exit+wait, timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
+/* The traced workload of the benchmarks: N read() calls of 1..4096 bytes from /dev/zero, N
+ * fork()+exit+wait, N getppid() (the cheapest syscall: a storm for syscall counters), or N
+ * round trips of a byte through two pipes to a child on the same CPU (two wake-ups and two
+ * context switches each: a storm for scheduler tracers), timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
  * own before the measured loop), so a tracer attached in between sees exactly N events from this
  * process. --rate paces the calls evenly (busy wait on the vDSO clock, no syscalls in between).
  *
- *   tpbench-work read|fork N [--rate PER_SECOND] [--no-wait]
+ *   tpbench-work read|fork|syscall|switch N [--rate PER_SECOND] [--no-wait]
  *
  * Prints one line: "ops=N ns_per_op=X chunk_median_ns_per_op=Z elapsed_ns=Y". The calls are
  * timed in chunks too (about 100 per run); the median chunk leaves out the moments another task
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,9 +40,52 @@ static int compare_doubles(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A child on this process's CPU (both pinned there) that sends back every byte it gets. */
+static pid_t start_echo(int to_echo[2], int from_echo[2])
+{
+	cpu_set_t cpus;
+	pid_t child;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu(), &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) || pipe(to_echo) || pipe(from_echo)) {
+		perror("tpbench-work: switch");
+		return -1;
+	}
+	child = fork();
+	if (child < 0) {
+		perror("tpbench-work: fork");
+		return -1;
+	}
+	if (child == 0) {
+		char byte;
+
+		close(to_echo[1]);
+		close(from_echo[0]);
+		while (read(to_echo[0], &byte, 1) == 1)
+			if (write(from_echo[1], &byte, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(to_echo[0]);
+	close(from_echo[1]);
+	return child;
+}
+
+static int round_trip(int out, int in)
+{
+	char byte = 'x';
+
+	if (write(out, &byte, 1) != 1 || read(in, &byte, 1) != 1) {
+		perror("tpbench-work: round trip");
+		return 1;
+	}
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: tpbench-work read|fork N [--rate PER_SECOND] [--no-wait]\n");
+	fprintf(stderr, "usage: tpbench-work read|fork|syscall|switch N [--rate PER_SECOND] [--no-wait]\n");
 	exit(2);
 }
 
@@ -46,14 +93,19 @@ int main(int argc, char **argv)
 {
 	static char buf[4096];
 	uint64_t n, rate = 0, start, end, interval_ns = 0;
-	int wait_for_start = 1, do_fork, fd = -1;
+	int wait_for_start = 1, do_fork, do_syscall, do_switch, fd = -1;
+	int to_echo[2] = {-1, -1}, from_echo[2] = {-1, -1};
+	pid_t echo = -1;
 	sigset_t set;
 
 	if (argc < 3)
 		usage();
-	if (strcmp(argv[1], "read") && strcmp(argv[1], "fork"))
+	if (strcmp(argv[1], "read") && strcmp(argv[1], "fork") && strcmp(argv[1], "syscall") &&
+	    strcmp(argv[1], "switch"))
 		usage();
 	do_fork = !strcmp(argv[1], "fork");
+	do_syscall = !strcmp(argv[1], "syscall");
+	do_switch = !strcmp(argv[1], "switch");
 	n = strtoull(argv[2], NULL, 10);
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--rate") && i + 1 < argc)
@@ -65,7 +117,11 @@ int main(int argc, char **argv)
 	}
 	if (rate)
 		interval_ns = 1000000000u / rate;
-	if (!do_fork) {
+	if (do_switch) {
+		echo = start_echo(to_echo, from_echo);
+		if (echo < 0)
+			return 1;
+	} else if (!do_fork && !do_syscall) {
 		fd = open("/dev/zero", O_RDONLY);
 		if (fd < 0) {
 			perror("tpbench-work: /dev/zero");
@@ -82,6 +138,11 @@ int main(int argc, char **argv)
 				_exit(0);
 			if (child > 0)
 				waitpid(child, NULL, 0);
+		} else if (do_syscall) {
+			syscall(SYS_getppid);
+		} else if (do_switch) {
+			if (round_trip(to_echo[1], from_echo[0]))
+				return 1;
 		} else if (read(fd, buf, 4096) < 0) {
 			perror("tpbench-work: read");
 			return 1;
@@ -125,6 +186,12 @@ int main(int argc, char **argv)
 				perror("tpbench-work: fork");
 				return 1;
 			}
+		} else if (do_syscall) {
+			/* Raw: glibc may answer getppid() without a syscall. */
+			syscall(SYS_getppid);
+		} else if (do_switch) {
+			if (round_trip(to_echo[1], from_echo[0]))
+				return 1;
 		} else {
 			/* 1..4096 bytes, spread over every log2 bucket of the histograms. */
 			size_t size = 1 + ((i * 2654435761u) >> 7) % 4096;
@@ -138,6 +205,10 @@ int main(int argc, char **argv)
 	end = now_ns();
 	if (n % chunk == 0 && n)
 		chunk_ns[chunks++] = (double)(end - chunk_start) / (double)chunk;
+	if (do_switch) {
+		close(to_echo[1]); /* the echo reads end-of-file and exits */
+		waitpid(echo, NULL, 0);
+	}
 	qsort(chunk_ns, chunks, sizeof(*chunk_ns), compare_doubles);
 	printf("ops=%llu ns_per_op=%.2f chunk_median_ns_per_op=%.2f elapsed_ns=%llu\n",
 	       (unsigned long long)n, n ? (double)(end - start) / (double)n : 0.0,

@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <sys/utsname.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace {
@@ -52,6 +53,8 @@ struct Config {
     // 7-18 µs per event here: a tenth of the burst gives the same per-event figure.
     std::uint64_t slow_stream_ops = 200'000;
     std::uint64_t fork_ops = 2'000;
+    std::uint64_t syscall_ops = 2'000'000;
+    std::uint64_t switch_ops = 200'000;
     // Past capacity: well beyond a 4 MiB ring (~40k tpsnoop events) and 64-page perf buffers.
     std::uint64_t drop_ops = 200'000;
     std::uint64_t slow_drop_ops = 20'000;
@@ -95,13 +98,15 @@ struct Run {
 struct Scenario {
     std::string id;
     std::string title;
-    std::string workload; // read | fork
+    std::string workload; // read | fork | syscall | switch (a pipe round trip)
     std::uint64_t ops;
     int rounds;
     std::vector<Contender> contenders; // the first is "none"
     // The tool's stdout is a pipe read only once the workload is done: the reader stalls, the
     // buffer overflows, and the drops must be counted exactly.
     bool stalled_reader = false;
+    // The contender the ratios are to; empty: the scenario's floor.
+    std::string reference = {};
 };
 
 struct ContenderResult {
@@ -358,7 +363,7 @@ std::string json_num(double v)
 // Contenders
 
 struct Programs {
-    std::string bpftrace, perf, syscount, runqlat;
+    std::string bpftrace, perf, syscount, runqlat, cpudist, offcputime;
 };
 
 Contender none()
@@ -500,6 +505,53 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                              "perf counter", p.perf,
                              {"stat", "-x,", "-e", "sched:sched_process_fork", "-p", "{pid}"}, 0,
                              Counting::perf_stat)}});
+
+    // syscount against libbpf-tools' syscount, mode for mode: both count every syscall of the
+    // machine, so a storm of the cheapest one shows the cost per syscall.
+    Scenario syscalls{"syscall-count",
+                      "Counting every syscall of the machine: syscount vs libbpf-tools syscount, "
+                      "getppid() storm",
+                      "syscall", cfg.syscall_ops, cfg.rounds, {none()}, false, "libbpf-syscount"};
+    for (const auto& [suffix, args, programs] :
+         std::vector<std::tuple<std::string, std::vector<std::string>, int>>{
+             {"", {}, 1}, {" -L", {"-L"}, 2}, {" -P", {"-P"}, 1}, {" -x", {"-x"}, 1}}) {
+        std::string id_suffix = suffix.empty() ? "" : "-" + suffix.substr(2);
+        syscalls.contenders.push_back(external("syscount" + id_suffix, "syscount" + suffix, "tpkit",
+                                               programs == 2 ? "raw_tp ×2" : "raw_tp",
+                                               tool("syscount"), args, programs, Counting::none));
+        syscalls.contenders.push_back(external("libbpf-syscount" + id_suffix,
+                                               "libbpf-tools syscount" + suffix, "libbpf-tools",
+                                               programs == 2 ? "tracepoint ×2" : "tracepoint",
+                                               p.syscount, args, programs, Counting::none));
+    }
+    out.push_back(syscalls);
+
+    // The scheduler tools against libbpf-tools' same tools, each tracing the whole machine in a
+    // storm of wake-ups and context switches (a byte sent back and forth between two processes
+    // on one CPU: two of each per round trip).
+    struct SchedulerTool {
+        std::string name, what, attach;
+        std::vector<std::string> tpkit_args, libbpf_args;
+        int programs;
+        std::string libbpf_program;
+    };
+    for (const auto& t : std::vector<SchedulerTool>{
+             {"runqlat", "run-queue latency histogram", "raw_tp ×3", {"60"}, {"60"}, 3, p.runqlat},
+             {"cpudist", "on-CPU time histogram", "raw_tp", {"60"}, {"60"}, 1, p.cpudist},
+             {"offcputime", "off-CPU time by stack", "raw_tp", {"-d", "60"}, {"60"}, 1,
+              p.offcputime}}) {
+        Scenario sched{"sched-" + t.name,
+                       fmt::format("{}: {} vs libbpf-tools {}, pipe round trips on one CPU",
+                                   t.what, t.name, t.name),
+                       "switch", cfg.switch_ops, cfg.rounds, {none()}, false, "libbpf-" + t.name};
+        sched.contenders.push_back(external(t.name, t.name, "tpkit", t.attach,
+                                            tool(t.name.c_str()), t.tpkit_args, t.programs,
+                                            Counting::none));
+        sched.contenders.push_back(external("libbpf-" + t.name, "libbpf-tools " + t.name,
+                                            "libbpf-tools", t.attach, t.libbpf_program,
+                                            t.libbpf_args, t.programs, Counting::none));
+        out.push_back(sched);
+    }
     return out;
 }
 
@@ -531,6 +583,11 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
          {tool("tpsnoop"), "sched:sched_process_fork", "-d", d}, cfg.fixed_seconds, {}},
         {"forksnoop", "forksnoop", "tpkit", {tool("forksnoop"), "-d", d}, cfg.fixed_seconds, {}, 2},
         {"netrxlen", "netrxlen", "tpkit", {tool("netrxlen"), "-d", d}, cfg.fixed_seconds, {}},
+        {"syscount", "syscount", "tpkit", {tool("syscount"), "-d", d}, cfg.fixed_seconds, {}},
+        // As libbpf-tools take them: whole seconds.
+        {"runqlat", "runqlat 1 1", "tpkit", {tool("runqlat"), "1", "1"}, 1, {}, 3},
+        {"cpudist", "cpudist 1 1", "tpkit", {tool("cpudist"), "1", "1"}, 1, {}},
+        {"offcputime", "offcputime -d 1", "tpkit", {tool("offcputime"), "-d", "1"}, 1, {}},
     };
     auto add = [&](std::string id, std::string label, std::string family,
                    const std::string& program, std::vector<std::string> args, double seconds) {
@@ -549,8 +606,11 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
                                    cfg.fixed_seconds)},
         cfg.fixed_seconds);
     // libbpf-tools take whole seconds.
-    add("runqlat", "libbpf-tools runqlat 1 1", "libbpf-tools", p.runqlat, {"1", "1"}, 1);
-    add("syscount", "libbpf-tools syscount -d 1", "libbpf-tools", p.syscount, {"-d", "1"}, 1);
+    add("libbpf-runqlat", "libbpf-tools runqlat 1 1", "libbpf-tools", p.runqlat, {"1", "1"}, 1);
+    out.back().programs = 3;
+    add("libbpf-cpudist", "libbpf-tools cpudist 1 1", "libbpf-tools", p.cpudist, {"1", "1"}, 1);
+    add("libbpf-offcputime", "libbpf-tools offcputime 1", "libbpf-tools", p.offcputime, {"1"}, 1);
+    add("libbpf-syscount", "libbpf-tools syscount -d 1", "libbpf-tools", p.syscount, {"-d", "1"}, 1);
     add("perf-stat", "perf stat -e syscalls:sys_enter_read -a -- sleep", "perf", p.perf,
         {"stat", "-x,", "-e", "syscalls:sys_enter_read", "-a", "--", "sleep", d},
         cfg.fixed_seconds);
@@ -640,18 +700,22 @@ public:
             by_id[s.contenders[i].id] = summarize(results[i], none);
         summaries_[s.id] = by_id;
 
-        bool streaming = s.id != "read-hist";
-        const char* unit = s.workload == "read" ? "read" : "fork";
+        bool streaming = std::any_of(s.contenders.begin(), s.contenders.end(),
+                                     [](const Contender& c) { return c.counting != Counting::none; });
+        const std::string& unit = s.workload;
         fmt::print("\n### {}\n\n", s.title);
         fmt::print("{} × {}() per run (perf buffers and bpftrace's printf in the read streams: "
                    "{}), {} rounds interleaved; "
                    "medians; added = traced − untraced in the same round; ratios are medians of "
                    "per-round ratios.\n\n",
                    s.ops, s.workload, cfg_.slow_stream_ops, s.rounds);
-        std::string reference = s.id == "read-hist" ? "floor-hist-tp" : "floor-ring";
+        std::string reference = !s.reference.empty()   ? s.reference
+                                : s.id == "read-hist" ? "floor-hist-tp"
+                                                      : "floor-ring";
         std::string head = fmt::format("| contender | attach | ns/{} | added ns/{} (min..max) | "
-                                       "× floor | BPF ns/{} | runs/{} |",
-                                       unit, unit, unit, unit);
+                                       "× {} | BPF ns/{} | runs/{} |",
+                                       unit, unit, s.reference.empty() ? "floor" : reference,
+                                       unit, unit);
         std::string rule = "|---|---|--:|--:|--:|--:|--:|";
         if (streaming) {
             head += " delivered (min) | lost (max) | exact |";
@@ -894,6 +958,26 @@ public:
             }
             t.push_back(e);
         }
+        // syscount and the scheduler tools: at or below libbpf-tools' same tools per event (each
+        // of syscount's modes), at start and stop, and in memory.
+        for (std::string mode : {"", "-L", "-P", "-x"})
+            ratio_target("syscall-count", "syscount" + mode, "libbpf-syscount" + mode, 1.0);
+        for (std::string name : {"runqlat", "cpudist", "offcputime"})
+            ratio_target("sched-" + name, name, "libbpf-" + name, 1.0);
+        for (std::string name : {"syscount", "runqlat", "cpudist", "offcputime"})
+            for (const auto& [what, figures, unit] : {std::tuple{"fixed cost", &fixed_ms_, "ms"},
+                                                      std::tuple{"peak RSS", &rss_mib_, "MiB"}}) {
+                Target x{fmt::format("{}: {} ≤ libbpf-tools {}'s", name, what, name),
+                         "not measured", std::nullopt};
+                auto a = figures->find(name), b = figures->find("libbpf-" + name);
+                if (a != figures->end() && b != figures->end() && std::isfinite(a->second) &&
+                    std::isfinite(b->second)) {
+                    x.measured = fmt::format("{:.2f}× ({:.1f} vs {:.1f} {})", a->second / b->second,
+                                             a->second, b->second, unit);
+                    x.met = a->second <= b->second;
+                }
+                t.push_back(x);
+            }
 
         fmt::print("\n### Targets\n\n| target | measured | met |\n|---|---|:-:|\n");
         for (const auto& x : t) {
@@ -981,7 +1065,8 @@ int run_all(const Config& cfg)
 {
     tpkit::tracefs_root(); // the floors' libbpf looks tracepoints up there
     Programs p{tpbench::find_program("bpftrace"), tpbench::find_program("perf"),
-               tpbench::find_program("syscount"), tpbench::find_program("runqlat")};
+               tpbench::find_program("syscount"), tpbench::find_program("runqlat"),
+               tpbench::find_program("cpudist"), tpbench::find_program("offcputime")};
     std::string machine = machine_description(), date = now_utc();
     fmt::print("## tpbench {} — {}\n\n{}\n", cfg.smoke ? "smoke" : "full", date, machine);
     Report report(cfg);
@@ -1096,7 +1181,8 @@ int main(int argc, char** argv)
     app.add_option("--bin-dir", cfg.bin_dir, "where tpkit's tools are");
     app.add_option("-o,--out", cfg.out, "the JSON results file");
     app.add_option("--only", cfg.only,
-                   "run only these parts: read-hist, read-stream, fork-stream, rate, fixed")
+                   "run only these parts: read-hist, read-stream, fork-stream, syscall-count, "
+                   "sched-runqlat, sched-cpudist, sched-offcputime, rate, fixed")
         ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
     if (cfg.smoke) {
@@ -1106,6 +1192,8 @@ int main(int argc, char** argv)
         cfg.stream_ops = 20'000;
         cfg.slow_stream_ops = 2'000;
         cfg.fork_ops = 50;
+        cfg.syscall_ops = 20'000;
+        cfg.switch_ops = 5'000;
         cfg.drop_ops = 100'000;
         cfg.slow_drop_ops = 10'000;
         cfg.fixed_seconds = 0.2;
