@@ -72,11 +72,33 @@ bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 } // namespace
 
+namespace {
+
+// The cgroup2 mount when it has the memory controller, "" when not.
+std::string memory_v2_root()
+{
+    std::string v2_root = tpkit::cgroup2_mount();
+    if (!v2_root.empty() && has_word(read_text(v2_root + "/cgroup.controllers"), "memory"))
+        return v2_root;
+    return "";
+}
+
+} // namespace
+
+std::string MemoryCgroup::unavailable_reason()
+{
+    if (!memory_v2_root().empty() || !memory_v1_mount().empty())
+        return "";
+    std::string v2_root = tpkit::cgroup2_mount();
+    return "no memory controller: neither on the cgroup2 mount (" +
+           (v2_root.empty() ? "none" : v2_root) + ") nor on a cgroup v1 hierarchy";
+}
+
 MemoryCgroup::MemoryCgroup(const std::string& name, std::uint64_t limit_bytes)
 {
     std::string leaf = "tpkit-" + name + "-" + std::to_string(getpid());
-    std::string v2_root = tpkit::cgroup2_mount();
-    if (!v2_root.empty() && has_word(read_text(v2_root + "/cgroup.controllers"), "memory")) {
+    std::string v2_root = memory_v2_root();
+    if (!v2_root.empty()) {
         v2_ = true;
         parent_ = v2_root;
         if (!has_word(read_text(parent_ + "/cgroup.subtree_control"), "memory")) {
@@ -86,9 +108,7 @@ MemoryCgroup::MemoryCgroup(const std::string& name, std::uint64_t limit_bytes)
     } else {
         parent_ = memory_v1_mount();
         if (parent_.empty())
-            throw std::runtime_error("no memory controller: neither on the cgroup2 mount (" +
-                                     (v2_root.empty() ? "none" : v2_root) +
-                                     ") nor on a cgroup v1 hierarchy");
+            throw std::runtime_error(unavailable_reason());
     }
     path_ = parent_ + "/" + leaf;
     if (mkdir(path_.c_str(), 0755) != 0) {

@@ -3,15 +3,28 @@
 // OOM-kill inside it and nowhere else; it goes away, with anything left in it, on every path.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <string>
 
+// Skips the test, saying why, where no memory cgroup can be made.
+#define TPKIT_REQUIRE_MEMORY_CGROUP()                                                      \
+    do {                                                                                   \
+        std::string tpkit_reason_ = ::tpkit::live::MemoryCgroup::unavailable_reason();     \
+        if (!tpkit_reason_.empty())                                                        \
+            GTEST_SKIP() << tpkit_reason_;                                                 \
+    } while (0)
+
 namespace tpkit::live {
 
 class MemoryCgroup {
 public:
+    // Why no memory cgroup can be made here (no cgroup2 mount with the memory controller, no
+    // cgroup v1 memory hierarchy: a chroot with /sys bound alone), "" when one can.
+    static std::string unavailable_reason();
+
     // Makes a cgroup named after `name` and this process where the memory controller is: a child
     // of the cgroup2 mount (the controller enabled in its cgroup.subtree_control if it was not,
     // and disabled again at the end), else a child of the cgroup v1 memory hierarchy (where a

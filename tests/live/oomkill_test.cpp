@@ -211,6 +211,7 @@ void expect_figures(std::map<std::string, std::string>& e, int oom_score_adj, st
 TEST(OomkillExact, ReportsTheChildKilledInItsCgroup)
 {
     TPKIT_REQUIRE_LIVE();
+    TPKIT_REQUIRE_MEMORY_CGROUP();
     MemoryCgroup cgroup("oomkill", limit);
     auto tool = start_oomkill();
 
@@ -243,6 +244,7 @@ TEST(OomkillExact, ReportsTheChildKilledInItsCgroup)
 TEST(OomkillExact, NamesTheTaskThatRanTheOomKiller)
 {
     TPKIT_REQUIRE_LIVE();
+    TPKIT_REQUIRE_MEMORY_CGROUP();
     MemoryCgroup cgroup("oomkill", limit);
     auto tool = start_oomkill();
 
@@ -328,6 +330,7 @@ bool is_zombie(pid_t pid, pid_t tid)
 TEST(OomkillExact, KilledProcessIsTheThreadGroupWhenItsLeaderHasExited)
 {
     TPKIT_REQUIRE_LIVE();
+    TPKIT_REQUIRE_MEMORY_CGROUP();
     MemoryCgroup cgroup("oomkill", limit);
     auto tool = start_oomkill();
 
