@@ -18,6 +18,8 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 using namespace std::chrono_literals;
 using tpkit::live::ScriptedChild;
@@ -50,6 +52,26 @@ std::string mnt_ns_of(pid_t pid)
     auto open = link.find('['), close = link.find(']');
     return link.substr(open + 1, close - open - 1);
 }
+
+// Whether this process's root directory is a mount point (in a chroot into a plain directory
+// it is not, and the mount tree cannot be made private from there).
+bool root_is_a_mount_point()
+{
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    for (std::string line; std::getline(mountinfo, line);) {
+        std::istringstream fields(line);
+        std::string id, parent, device, root, mount_point;
+        if (fields >> id >> parent >> device >> root >> mount_point && mount_point == "/")
+            return true;
+    }
+    return false;
+}
+
+#define REQUIRE_ROOT_MOUNT_POINT()                                                             \
+    do {                                                                                       \
+        if (!root_is_a_mount_point())                                                          \
+            GTEST_SKIP() << "/ is not a mount point here (a chroot?): no private mount tree";   \
+    } while (0)
 
 // A private copy of the mount tree, with nothing propagating back to the test's.
 int own_mount_namespace()
@@ -166,6 +188,7 @@ void expect_tmpfs_mount_umount_and_a_failed_mount(const std::vector<std::string>
 TEST(MountsnoopExact, TmpfsMountUmountAndAFailedMount)
 {
     TPKIT_REQUIRE_LIVE();
+    REQUIRE_ROOT_MOUNT_POINT();
     expect_tmpfs_mount_umount_and_a_failed_mount({});
 }
 
@@ -173,12 +196,14 @@ TEST(MountsnoopExact, TmpfsMountUmountAndAFailedMount)
 TEST(MountsnoopExact, ThroughThePerfBuffer)
 {
     TPKIT_REQUIRE_LIVE();
+    REQUIRE_ROOT_MOUNT_POINT();
     expect_tmpfs_mount_umount_and_a_failed_mount({"--perf-buffer"});
 }
 
 TEST(MountsnoopExact, NewMountApiCalls)
 {
     TPKIT_REQUIRE_LIVE();
+    REQUIRE_ROOT_MOUNT_POINT();
     MountPoint dir;
     const std::string target = dir.path();
     ScriptedChild mounter("tpk-mounter", own_mount_namespace, [&] {
