@@ -17,8 +17,21 @@ const volatile __u32 key_by = CPUDIST_ALL;
 const volatile bool milliseconds = false;
 const volatile bool off_cpu = false;
 
-/* When each thread was switched in (-O: out). */
+/* -O: when each thread was switched out. */
 TPKIT_TIMING_MAP(switched_at, __u32);
+/* On-CPU time: the thread each CPU switched in last, and when (tid 0: none selected). A thread
+ * is switched out on the CPU it was switched in on, so its start is there, with no hashing. */
+struct on_cpu_since {
+	__u32 tid;
+	__u32 reserved;
+	__u64 ns;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct on_cpu_since);
+} running SEC(".maps");
 /* The one histogram, counted per CPU. */
 TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct cpudist_key, struct tpkit_log2_hist);
 /* -P, -L: thousands of keys, so one copy that the CPUs share (atomic adds): per-CPU copies of
@@ -57,18 +70,33 @@ static __always_inline void count_time(struct task_struct *task, __u64 ns)
 		tpkit_log2_hist_add_atomic(hist, value);
 }
 
-/* The time of `ended` (switched out, or -O in) since its start, and `started`'s start now. Only
- * selected tasks get a start, so the filters cost nothing at the end. tid 0 is a CPU's idle task,
- * whose time is the CPU's idle time: left out. */
-static __always_inline void switched(struct task_struct *ended, struct task_struct *started)
+/* -O: the time `next` spent off the CPU since it was switched out, and `prev`'s start now. Only
+ * selected tasks get a start, so the filters cost nothing at the end. tid 0 is a CPU's idle
+ * task, whose time is the CPU's idle time: left out. */
+static __always_inline void switched_off_cpu(struct task_struct *prev, struct task_struct *next)
 {
-	__u32 ended_tid = BPF_CORE_READ(ended, pid), started_tid = BPF_CORE_READ(started, pid);
+	__u32 prev_tid = BPF_CORE_READ(prev, pid), next_tid = BPF_CORE_READ(next, pid);
 	__u64 ns;
 
-	if (ended_tid && tpkit_timing_elapsed(&switched_at, &ended_tid, &ns))
-		count_time(ended, ns);
-	if (started_tid && tpkit_task_selected(started))
-		tpkit_timing_start(&switched_at, &started_tid);
+	if (next_tid && tpkit_timing_elapsed(&switched_at, &next_tid, &ns))
+		count_time(next, ns);
+	if (prev_tid && tpkit_task_selected(prev))
+		tpkit_timing_start(&switched_at, &prev_tid);
+}
+
+/* The time `prev` ran since this CPU switched it in, and `next`'s start now. */
+static __always_inline void switched_on_cpu(struct task_struct *prev, struct task_struct *next)
+{
+	__u32 prev_tid = BPF_CORE_READ(prev, pid), next_tid = BPF_CORE_READ(next, pid), zero = 0;
+	struct on_cpu_since *since = bpf_map_lookup_elem(&running, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!since)
+		return;
+	if (prev_tid && since->tid == prev_tid)
+		count_time(prev, now - since->ns);
+	since->tid = next_tid && tpkit_task_selected(next) ? next_tid : 0;
+	since->ns = now;
 }
 
 SEC("raw_tp/sched_switch")
@@ -78,8 +106,8 @@ int task_switched(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *next = (struct task_struct *)ctx->args[2];
 
 	if (off_cpu)
-		switched(next, prev);
+		switched_off_cpu(prev, next);
 	else
-		switched(prev, next);
+		switched_on_cpu(prev, next);
 	return 0;
 }
