@@ -110,6 +110,22 @@ std::string frame_text(const std::optional<Symbol>& symbol, bool with_offset)
 
 // ---- kernel ----
 
+bool kernel_lists_symbol(std::string_view name, const std::filesystem::path& kallsyms)
+{
+    std::ifstream in(kallsyms);
+    std::string line;
+    while (std::getline(in, line)) {
+        // "ffffffff82000000 D jiffies", a module's symbols followed by "\t[ext4]"
+        auto type = line.find(' ');
+        if (type == std::string::npos || line.size() < type + 3 || line[type + 2] != ' ')
+            continue;
+        std::string_view symbol = std::string_view(line).substr(type + 3);
+        if (symbol.substr(0, symbol.find('\t')) == name)
+            return true;
+    }
+    return false;
+}
+
 KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
 {
     std::ifstream in(kallsyms);

@@ -59,6 +59,11 @@ private:
     std::string names_;
 };
 
+// Whether a kallsyms-format file lists a symbol of this name, of any type (data too): kernels
+// built without CONFIG_KALLSYMS_ALL list functions only.
+bool kernel_lists_symbol(std::string_view name,
+                         const std::filesystem::path& kallsyms = "/proc/kallsyms");
+
 // The functions of one ELF file (.symtab and .dynsym, C++ names demangled) and its loadable
 // segments, which say where a file offset is in the file's own addresses.
 class ElfSymbols {

@@ -88,6 +88,16 @@ TEST(KernelSymbols, KeepsFunctionsOnlyAndPrefersThePlainNameOfAnAddress)
     EXPECT_EQ(tpkit::frame_text(ksyms.find(0x1000), true), "[unknown]");
 }
 
+TEST(KernelSymbols, ListsDataSymbolsByName)
+{
+    EXPECT_TRUE(tpkit::kernel_lists_symbol("jiffies", kallsyms_fixture));      // D
+    EXPECT_TRUE(tpkit::kernel_lists_symbol("sleep_state", kallsyms_fixture));  // b
+    EXPECT_TRUE(tpkit::kernel_lists_symbol("ext4_sync_fs", kallsyms_fixture)); // a module's
+    EXPECT_FALSE(tpkit::kernel_lists_symbol("jiff", kallsyms_fixture));
+    EXPECT_FALSE(tpkit::kernel_lists_symbol("vm_zone_stat", kallsyms_fixture));
+    EXPECT_FALSE(tpkit::kernel_lists_symbol("jiffies", "/nonexistent/kallsyms"));
+}
+
 TEST(KernelSymbols, ModulesAndNamesToAddresses)
 {
     KernelSymbols ksyms(kallsyms_fixture);
