@@ -95,6 +95,8 @@ const std::vector<ToolSpec> specs{
       "move_mount_exit"},
      12, true},
     {"capable", Kind::tracer, {}, {"cap_check"}, 1, true},
+    {"drsnoop", Kind::tracer, {}, {"direct_begin", "direct_end", "memcg_begin", "memcg_end"}, 4, true,
+     true},
     {"runqlat", Kind::tracer, {}, {"task_woken", "task_woken_new", "task_switched"}, 3, false},
     {"runqslower", Kind::tracer, {"1"}, {"task_woken", "task_woken_new", "task_switched"}, 3, true},
     {"cpudist", Kind::tracer, {}, {"task_switched"}, 1, false},
