@@ -5,16 +5,12 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include <tpkit/hist.bpf.h>
-#include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
+#include <tpkit/task_hists.bpf.h>
 #include <tpkit/timing.bpf.h>
-#include "cpudist.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 key_by = CPUDIST_ALL;
-const volatile bool milliseconds = false;
 const volatile bool off_cpu = false;
 
 /* -O: when each thread was switched out. */
@@ -32,43 +28,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct on_cpu_since);
 } running SEC(".maps");
-/* The one histogram, counted per CPU. */
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct cpudist_key, struct tpkit_log2_hist);
-/* -P, -L: thousands of keys, so one copy that the CPUs share (atomic adds): per-CPU copies of
- * 10240 histograms of 512 bytes would take 5 MiB per CPU. */
-TPKIT_SWAPPED_MAP(keyed_hists, BPF_MAP_TYPE_HASH, struct cpudist_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
-
-static __always_inline void count_time(struct task_struct *task, __u64 ns)
-{
-	__u64 value = milliseconds ? ns / 1000000 : ns / 1000;
-	struct cpudist_key key = {};
-	struct tpkit_log2_hist *hist;
-	void *active;
-
-	if (key_by == CPUDIST_ALL) {
-		active = tpkit_active_map(&hists);
-		if (!active)
-			return;
-		hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
-		if (hist)
-			tpkit_log2_hist_add(hist, value);
-		return;
-	}
-	if (key_by == CPUDIST_PID) {
-		key.id = BPF_CORE_READ(task, tgid);
-		BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
-	} else {
-		key.id = BPF_CORE_READ(task, pid);
-		BPF_CORE_READ_STR_INTO(&key.comm, task, comm);
-	}
-	active = tpkit_active_map(&keyed_hists);
-	if (!active)
-		return;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
-	if (hist)
-		tpkit_log2_hist_add_atomic(hist, value);
-}
 
 /* -O: the time `next` spent off the CPU since it was switched out, and `prev`'s start now. Only
  * selected tasks get a start, so the filters cost nothing at the end. tid 0 is a CPU's idle
@@ -79,7 +38,7 @@ static __always_inline void switched_off_cpu(struct task_struct *prev, struct ta
 	__u64 ns;
 
 	if (next_tid && tpkit_timing_elapsed(&switched_at, &next_tid, &ns))
-		count_time(next, ns);
+		tpkit_task_hist_add(next, ns);
 	if (prev_tid && tpkit_task_selected(prev))
 		tpkit_timing_start(&switched_at, &prev_tid);
 }
@@ -94,7 +53,7 @@ static __always_inline void switched_on_cpu(struct task_struct *prev, struct tas
 	if (!since)
 		return;
 	if (prev_tid && since->tid == prev_tid)
-		count_time(prev, now - since->ns);
+		tpkit_task_hist_add(prev, now - since->ns);
 	since->tid = next_tid && tpkit_task_selected(next) ? next_tid : 0;
 	since->ns = now;
 }

@@ -7,25 +7,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <tpkit/core_fixes.bpf.h>
-#include <tpkit/hist.bpf.h>
-#include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
+#include <tpkit/task_hists.bpf.h>
 #include <tpkit/timing.bpf.h>
-#include "runqlat.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-const volatile __u32 key_by = RUNQLAT_ALL;
-const volatile bool milliseconds = false;
-
 /* When each waiting thread became runnable. */
 TPKIT_TIMING_MAP(runnable_since, __u32);
-/* The one histogram, counted per CPU. */
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct runqlat_key, struct tpkit_log2_hist);
-/* -P, -L, --pidnss: thousands of keys, so one copy that the CPUs share (atomic adds): per-CPU
- * copies of 10240 histograms of 512 bytes would take 5 MiB per CPU. */
-TPKIT_SWAPPED_MAP(keyed_hists, BPF_MAP_TYPE_HASH, struct runqlat_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
 
 static __always_inline void became_runnable(struct task_struct *task)
 {
@@ -34,51 +23,6 @@ static __always_inline void became_runnable(struct task_struct *task)
 	/* tid 0 is a CPU's idle task: it never waits. */
 	if (tid && tpkit_task_selected(task))
 		tpkit_timing_start(&runnable_since, &tid);
-}
-
-/* The inode number of the task's PID namespace, as /proc/PID/ns/pid shows it: the namespace
- * of its pid at its deepest level. */
-static __always_inline __u32 pid_namespace_of(struct task_struct *task)
-{
-	struct pid *pid = BPF_CORE_READ(task, thread_pid);
-	unsigned int level = BPF_CORE_READ(pid, level);
-	struct upid upid = {};
-
-	bpf_core_read(&upid, sizeof(upid), &pid->numbers[level]);
-	return BPF_CORE_READ(upid.ns, ns.inum);
-}
-
-static __always_inline void count_wait(struct task_struct *task, __u64 ns)
-{
-	__u64 value = milliseconds ? ns / 1000000 : ns / 1000;
-	struct runqlat_key key = {};
-	struct tpkit_log2_hist *hist;
-	void *active;
-
-	if (key_by == RUNQLAT_ALL) {
-		active = tpkit_active_map(&hists);
-		if (!active)
-			return;
-		hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
-		if (hist)
-			tpkit_log2_hist_add(hist, value);
-		return;
-	}
-	if (key_by == RUNQLAT_PID) {
-		key.id = BPF_CORE_READ(task, tgid);
-		BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
-	} else if (key_by == RUNQLAT_TID) {
-		key.id = BPF_CORE_READ(task, pid);
-		BPF_CORE_READ_STR_INTO(&key.comm, task, comm);
-	} else {
-		key.id = pid_namespace_of(task);
-	}
-	active = tpkit_active_map(&keyed_hists);
-	if (!active)
-		return;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
-	if (hist)
-		tpkit_log2_hist_add_atomic(hist, value);
 }
 
 /* The woken task is an argument: the current task is its waker. */
@@ -108,6 +52,6 @@ int task_switched(struct bpf_raw_tracepoint_args *ctx)
 		became_runnable(prev);
 	tid = BPF_CORE_READ(next, pid);
 	if (tid && tpkit_timing_elapsed(&runnable_since, &tid, &ns))
-		count_wait(next, ns);
+		tpkit_task_hist_add(next, ns);
 	return 0;
 }

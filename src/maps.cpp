@@ -129,6 +129,19 @@ std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
     return result;
 }
 
+std::vector<std::vector<std::uint64_t>> ArrayGrowth::increase()
+{
+    auto totals = sum_percpu_array(map_);
+    seen_.resize(totals.size());
+    std::vector<std::vector<std::uint64_t>> growth(totals.size());
+    for (std::size_t key = 0; key < totals.size(); key++) {
+        seen_[key].resize(totals[key].size(), 0);
+        for (std::size_t i = 0; i < totals[key].size(); i++)
+            growth[key].push_back(totals[key][i] - std::exchange(seen_[key][i], totals[key][i]));
+    }
+    return growth;
+}
+
 std::uint64_t CounterWatch::increase()
 {
     std::uint64_t now = sum_percpu_u64(counter_);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // cpudist: how long tasks run on a CPU each time (or, -O, stay off it), as a histogram counted in
 // the kernel; bcc's cpudist.
-#include "cpudist.h"
 #include "cpudist.skel.h"
 #include "task_hists.hpp"
 
@@ -49,7 +48,7 @@ int main(int argc, char** argv)
     return tpkit::run_tool(cli.name(), [&] {
         // On the CPU, one start per CPU is in use at a time; off it, one per sleeping thread.
         const std::uint32_t starts = off_cpu ? pid_max() : TPKIT_TIMING_MAX_ENTRIES;
-        tpkit::task_hists::run<cpudist_bpf, cpudist_key>(
+        tpkit::task_hists::run<cpudist_bpf>(
             cli, options, off_cpu ? "off-CPU time" : "on-CPU time",
             fmt::format("more than {} threads {} the CPU at once", starts, off_cpu ? "off" : "on"),
             [&](cpudist_bpf& skel) {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // runqlat: run-queue (scheduler) latency as a histogram, counted in the kernel; bcc's runqlat.
-#include "runqlat.h"
 #include "runqlat.skel.h"
 #include "task_hists.hpp"
 
@@ -33,7 +32,7 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::task_hists::run<runqlat_bpf, runqlat_key>(
+        tpkit::task_hists::run<runqlat_bpf>(
             cli, options, "run-queue latency",
             fmt::format("more than {} threads runnable at once", TPKIT_TIMING_MAX_ENTRIES),
             [](runqlat_bpf&) {});

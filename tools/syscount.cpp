@@ -74,7 +74,7 @@ public:
     {
         processes_.set_max_entries(by_process_ ? max_processes : 1);
         tpkit::check_libbpf(
-            bpf_map__set_max_entries(by_syscall_, by_process_ ? 1 : SYSCOUNT_MAX_SYSCALLS),
+            bpf_map__set_max_entries(skel.maps.by_syscall, by_process_ ? 1 : SYSCOUNT_MAX_SYSCALLS),
             "cannot size syscount's map");
     }
 
@@ -83,16 +83,10 @@ public:
         std::vector<Row> rows;
         if (by_process_)
             return process_rows();
-        auto totals = tpkit::sum_percpu_array(by_syscall_);
-        previous_.resize(totals.size(), {0, 0});
-        for (std::uint32_t nr = 0; nr < totals.size(); nr++) {
-            auto& [count, ns] = previous_[nr];
-            const std::uint64_t new_count = totals[nr].at(0) - count, new_ns = totals[nr].at(1) - ns;
-            count = totals[nr].at(0);
-            ns = totals[nr].at(1);
-            if (new_count)
-                rows.push_back({tpkit::syscall_text(nr), 0, "", new_count, new_ns});
-        }
+        auto growth = by_syscall_.increase();
+        for (std::uint32_t nr = 0; nr < growth.size(); nr++)
+            if (const std::uint64_t count = growth[nr].at(0))
+                rows.push_back({tpkit::syscall_text(nr), 0, "", count, growth[nr].at(1)});
         return rows;
     }
 
@@ -122,9 +116,8 @@ private:
     }
 
     bool by_process_;
-    bpf_map* by_syscall_;
+    tpkit::ArrayGrowth by_syscall_;
     tpkit::SwappedMap processes_;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> previous_; // by syscall number
 };
 
 // A process's name as bcc shows it, its main thread's, for those still running.

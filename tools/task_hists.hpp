@@ -2,9 +2,7 @@
 // What runqlat and cpudist share: a time of each task (its run-queue waits, its stays on or off
 // the CPU) in log2 histograms filled in the kernel, one or one per process, thread or PID
 // namespace (bcc's -P, -L, --pidnss), in microseconds or (-m) milliseconds, drained each interval.
-// Their BPF programs have the same maps (hists, keyed_hists), rodata (key_by, milliseconds) and
-// key layout ({__u32 id; char comm[16]}), and split by the same numbers (ALL 0, PID 1, TID 2,
-// PIDNS 3).
+// Their BPF programs fill them with bpf/include/tpkit/task_hists.bpf.h.
 #pragma once
 
 #include <tpkit/cli.hpp>
@@ -14,6 +12,7 @@
 #include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/stream.hpp>
+#include <tpkit/task.h>
 
 #include <fmt/core.h>
 
@@ -24,7 +23,12 @@
 
 namespace tpkit::task_hists {
 
-enum class Split : std::uint32_t { none = 0, process = 1, thread = 2, pid_namespace = 3 };
+enum class Split : std::uint32_t {
+    none = TPKIT_SPLIT_NONE,
+    process = TPKIT_SPLIT_PROCESS,
+    thread = TPKIT_SPLIT_THREAD,
+    pid_namespace = TPKIT_SPLIT_PID_NAMESPACE,
+};
 
 struct Options {
     bool milliseconds = false;
@@ -60,59 +64,75 @@ inline void add_options(Cli& cli, Options& options, bool with_pidns)
 
 // The histograms since the previous call: one per key with a split, else one (also when empty,
 // so that JSON readers get a total of 0), by key. what: the metric's help.
-template <class Key>
-Reading collect(const Options& options, const std::string& what, SwappedMap& hists,
-                MissedWatch& missed)
-{
-    auto entries = hists.drain();
-    missed.report();
-    const Split split = options.split();
-    if (entries.empty() && split == Split::none)
-        entries.push_back({{}, {}});
-    std::vector<std::pair<Key, Histogram>> keyed;
-    for (const auto& entry : entries) {
-        Key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
-        keyed.emplace_back(key, Histogram::from_log2(entry.counters));
+class Histograms {
+public:
+    // Before load: sizes the maps for the split.
+    template <class Skel>
+    Histograms(Skel& skel, Split split)
+        : split_(split), single_(skel.maps.task_hist),
+          keyed_(skel.maps.task_hists, skel.maps.task_hists_a, skel.maps.task_hists_b)
+    {
+        keyed_.set_max_entries(split == Split::none ? 1 : max_keys);
     }
-    std::sort(keyed.begin(), keyed.end(),
-              [](const auto& a, const auto& b) { return a.first.id < b.first.id; });
 
-    static constexpr const char* key_names[] = {"", "pid", "tid", "pidns"};
-    const std::string unit = options.milliseconds ? "msecs" : "usecs";
-    Reading reading;
-    for (auto& [key, hist] : keyed) {
-        // The measured value's heading is its unit, as in bcc's tools.
-        std::vector<Label> labels{{"event", "sched:sched_switch"}};
-        if (split != Split::none) {
-            labels.push_back({key_names[static_cast<int>(split)], std::to_string(key.id), true});
-            if (key.comm[0])
-                labels.push_back({"comm", std::string(text_of(key.comm))});
+    Reading collect(const Options& options, const std::string& what, MissedWatch& missed)
+    {
+        std::vector<std::pair<tpkit_task_key, Histogram>> keyed;
+        if (split_ == Split::none) {
+            keyed.emplace_back(tpkit_task_key{}, Histogram::from_log2(single_.increase().at(0)));
+        } else {
+            for (const auto& entry : keyed_.drain()) {
+                tpkit_task_key key{};
+                std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+                keyed.emplace_back(key, Histogram::from_log2(entry.counters));
+            }
         }
-        reading.metrics.push_back({unit, what, unit, std::move(labels), std::move(hist)});
+        missed.report();
+        std::sort(keyed.begin(), keyed.end(),
+                  [](const auto& a, const auto& b) { return a.first.id < b.first.id; });
+        return reading(options, what, keyed);
     }
-    return reading;
-}
+
+private:
+    Reading reading(const Options& options, const std::string& what,
+                    std::vector<std::pair<tpkit_task_key, Histogram>>& keyed) const
+    {
+        static constexpr const char* key_names[] = {"", "pid", "tid", "pidns"};
+        const std::string unit = options.milliseconds ? "msecs" : "usecs";
+        Reading reading;
+        for (auto& [key, hist] : keyed) {
+            // The measured value's heading is its unit, as in bcc's tools.
+            std::vector<Label> labels{{"event", "sched:sched_switch"}};
+            if (split_ != Split::none) {
+                labels.push_back({key_names[static_cast<int>(split_)], std::to_string(key.id), true});
+                if (key.comm[0])
+                    labels.push_back({"comm", std::string(text_of(key.comm))});
+            }
+            reading.metrics.push_back({unit, what, unit, std::move(labels), std::move(hist)});
+        }
+        return reading;
+    }
+
+    Split split_;
+    ArrayGrowth single_;
+    SwappedMap keyed_;
+};
 
 // Opens Skel, applies the task filters, `configure` (the tool's own rodata and map sizes), sizes
 // the histogram maps for the split, loads, attaches, and prints the histograms every interval (or
 // at the end). starts_full: what a full map of start times means, for the "not counted" line.
-template <class Skel, class Key>
+template <class Skel>
 void run(const Cli& cli, const Options& options, const std::string& what,
          const std::string& starts_full, const std::function<void(Skel&)>& configure)
 {
     const CommonOptions& common = cli.options();
     auto skel = Skeleton<Skel>::open(cli.name());
     apply_task_filters(*skel, common);
-    skel->rodata->key_by = static_cast<std::uint32_t>(options.split());
-    skel->rodata->milliseconds = options.milliseconds;
+    skel->rodata->tpkit_hist_split = static_cast<std::uint32_t>(options.split());
+    skel->rodata->tpkit_hist_milliseconds = options.milliseconds;
     configure(*skel);
-    // One histogram counts per CPU; split ones share one copy (see the BPF program).
     const bool split = options.split() != Split::none;
-    SwappedMap single(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
-    SwappedMap keyed(skel->maps.keyed_hists, skel->maps.keyed_hists_a, skel->maps.keyed_hists_b);
-    single.set_max_entries(1);
-    keyed.set_max_entries(split ? max_keys : 1);
+    Histograms hists(*skel, options.split());
     skel.load();
     skel.attach();
 
@@ -123,8 +143,7 @@ void run(const Cli& cli, const Options& options, const std::string& what,
                               split_names[static_cast<int>(options.split())]);
     MissedWatch missed(cli.name(), skel->maps.tpkit_missed, reason);
     StopSignal stop(common.duration);
-    SwappedMap& hists = split ? keyed : single;
-    run_aggregate(common, stop, [&] { return collect<Key>(options, what, hists, missed); });
+    run_aggregate(common, stop, [&] { return hists.collect(options, what, missed); });
 }
 
 } // namespace tpkit::task_hists

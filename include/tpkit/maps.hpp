@@ -50,6 +50,20 @@ private:
 // CPUs: result[key][i].
 std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map);
 
+// A BPF_MAP_TYPE_PERCPU_ARRAY of __u64 counters that BPF only adds to, read at every interval:
+// how much each key's counters grew since the previous read (summed over CPUs). No swap or
+// delete is needed for an exact interval, and BPF finds its counters without hashing.
+class ArrayGrowth {
+public:
+    explicit ArrayGrowth(bpf_map* map) : map_(map) {}
+    // increase()[key][i]
+    std::vector<std::vector<std::uint64_t>> increase();
+
+private:
+    bpf_map* map_;
+    std::vector<std::vector<std::uint64_t>> seen_;
+};
+
 // The one __u64 at key 0 of a per-CPU array (a counter such as drops), summed over CPUs.
 std::uint64_t sum_percpu_u64(bpf_map* map);
 

@@ -18,4 +18,18 @@ struct tpkit_task_header {
 	char comm[TPKIT_COMM_LEN];
 };
 
+/* What a tool's per-task histograms are split by (task_hists.bpf.h's rodata tpkit_hist_split):
+ * bcc's -P, -L and --pidnss. */
+#define TPKIT_SPLIT_NONE 0          /* one histogram */
+#define TPKIT_SPLIT_PROCESS 1       /* per process */
+#define TPKIT_SPLIT_THREAD 2        /* per thread */
+#define TPKIT_SPLIT_PID_NAMESPACE 3 /* per PID namespace */
+
+/* A split histogram's key: the process ID (with its main thread's comm), the thread ID (with its
+ * comm), or the PID namespace's inode number (comm all zero). */
+struct tpkit_task_key {
+	__u32 id;
+	char comm[TPKIT_COMM_LEN];
+};
+
 #endif

@@ -59,6 +59,13 @@ TEST(RunqlatExact, PerThreadHistogramsDrainedEveryIntervalLoseNothing)
     expect_one_count_per_switch_in({"-L", "0.05"}, "tpk-runqlat");
 }
 
+TEST(RunqlatExact, OneHistogramPrintedEveryIntervalLosesNothing)
+{
+    // The one histogram grows in the kernel; each interval prints its growth: the intervals'
+    // counts must add up to every wait.
+    expect_one_count_per_switch_in({"-p", "CHILD", "0.05"}, std::nullopt);
+}
+
 TEST(RunqlatExact, PerProcessHistogramOfTheSelectedComm)
 {
     expect_one_count_per_switch_in({"-P", "--comm", "tpk-runqlat"}, "tpk-runqlat");
