@@ -34,11 +34,11 @@ Value cap_name(const Event& e)
 tpkit::Columns<Event> columns(bool extra)
 {
     return {
-        tpkit::time_column<Event>([](const Event& e) -> Value { return e.task.timestamp_ns; }),
-        {"UID", "uid", 5, Align::left, [](const Event& e) -> Value { return e.task.uid; }},
-        {"PID", "pid", 7, Align::left, [](const Event& e) -> Value { return e.task.pid; }},
-        {extra ? "TID" : "", "tid", 7, Align::left, [](const Event& e) -> Value { return e.task.tid; }},
-        {"COMM", "comm", 16, Align::left, [](const Event& e) -> Value { return tpkit::text_of(e.task.comm); }},
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::uid, "UID", 5, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, extra ? "TID" : "", 7, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"CAP", "cap", 7, Align::left, [](const Event& e) -> Value { return e.cap; }},
         {"NAME", "name", 20, Align::left, cap_name},
         {"AUDIT", "audit", 7, Align::left, [](const Event&) -> Value { return tpkit::absent; }},

@@ -32,10 +32,10 @@ Value free_kb(const Event& e)
 tpkit::Columns<Event> columns(bool extended)
 {
     return {
-        tpkit::time_column<Event>([](const Event& e) -> Value { return e.task.timestamp_ns; }),
-        {"COMM", "comm", 16, Align::left, [](const Event& e) -> Value { return tpkit::text_of(e.task.comm); }},
-        {"", "pid", 0, Align::left, [](const Event& e) -> Value { return e.task.pid; }},
-        {"TID", "tid", 6, Align::left, [](const Event& e) -> Value { return e.task.tid; }},
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, tpkit::Align::left),
         tpkit::milliseconds_column<Event>("LAT(ms)", "latency_ns", 8,
                                           [](const Event& e) -> Value { return e.latency_ns; }),
         {"PAGES", "pages", 5, Align::right, [](const Event& e) -> Value { return e.nr_reclaimed; }},

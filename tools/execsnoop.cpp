@@ -111,13 +111,12 @@ tpkit::Value args_plain(const Event& e) { return args_value(e, false); }
 tpkit::Columns<Event> columns(bool print_uid, bool quote)
 {
     return {
-        tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-        {print_uid ? "UID" : "", "uid", 6, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return e.task.uid; }},
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::uid, print_uid ? "UID" : "", 6, tpkit::Align::left),
         {"PCOMM", "pcomm", 16, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
-        {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-        {"", "tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
         {"PPID", "ppid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.ppid; }},
         {"RET", "ret", 3, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.ret; }},
         {"ARGS", "args", 0, tpkit::Align::left, quote ? args_quoted : args_plain},

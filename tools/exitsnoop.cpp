@@ -21,12 +21,12 @@ constexpr const char* examples = R"(  exitsnoop                 # every process 
 using Event = exitsnoop_event;
 
 const tpkit::Columns<Event> columns{{
-    tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
+    tpkit::task_time_column<Event>(),
     {"PCOMM", "pcomm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
-    {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
+    tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
     {"PPID", "ppid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.ppid; }},
-    {"TID", "tid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+    tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 7, tpkit::Align::right),
     tpkit::seconds_column<Event>("AGE(s)", "age_ns", 7, [](const Event& e) -> tpkit::Value {
         return e.task.timestamp_ns - std::min(e.start_ns, e.task.timestamp_ns);
     }),

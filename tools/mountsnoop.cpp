@@ -168,11 +168,10 @@ tpkit::Value data_of(const Event& e)
 }
 
 const tpkit::Columns<Event> columns{{
-    tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-    {"COMM", "comm", 16, tpkit::Align::left,
-     [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
-    {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-    {"TID", "tid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+    tpkit::task_time_column<Event>(),
+    tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
+    tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
+    tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 7, tpkit::Align::right),
     {"MNT_NS", "mnt_ns", 11, tpkit::Align::right,
      [](const Event& e) -> tpkit::Value { return e.mnt_ns; }},
     {"CALL", "call", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return call_text(e); }},

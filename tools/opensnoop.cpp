@@ -72,13 +72,11 @@ tpkit::Value full_path_of(const Event& e)
 tpkit::Columns<Event> columns(bool print_uid, bool extended, bool full)
 {
     return {
-        tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-        {print_uid ? "UID" : "", "uid", 7, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return e.task.uid; }},
-        {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-        {"", "tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
-        {"COMM", "comm", 16, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::uid, print_uid ? "UID" : "", 7, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+        tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"FD", "fd", 3, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? e.ret : -1; }},
         {"ERR", "err", 3, tpkit::Align::right,

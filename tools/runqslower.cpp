@@ -19,27 +19,23 @@ using Event = runqslower_event;
 using tpkit::Align;
 using tpkit::Value;
 
-Value time_of(const Event& e) { return e.task.timestamp_ns; }
-Value comm_of(const Event& e) { return tpkit::text_of(e.task.comm); }
-Value pid_of(const Event& e) { return e.task.pid; }
-Value tid_of(const Event& e) { return e.task.tid; }
 Value latency_us(const Event& e) { return e.latency_ns / 1000; }
 Value prev_comm_of(const Event& e) { return tpkit::text_of(e.prev_comm); }
 Value prev_tid_of(const Event& e) { return e.prev_tid; }
 
 // bcc's columns: TIME COMM TID LAT(us), then with -P PREV COMM and PREV TID.
 const tpkit::Columns<Event> columns{{
-    tpkit::time_column<Event>(time_of),
-    {"COMM", "comm", 16, Align::left, comm_of},
-    {"", "pid", 0, Align::right, pid_of},
-    {"TID", "tid", 6, Align::left, tid_of},
+    tpkit::task_time_column<Event>(),
+    tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
+    tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
+    tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
     {"LAT(us)", "lat_us", 14, Align::right, latency_us},
 }};
 const tpkit::Columns<Event> columns_with_previous{{
-    tpkit::time_column<Event>(time_of),
-    {"COMM", "comm", 16, Align::left, comm_of},
-    {"", "pid", 0, Align::right, pid_of},
-    {"TID", "tid", 6, Align::left, tid_of},
+    tpkit::task_time_column<Event>(),
+    tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
+    tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
+    tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
     {"LAT(us)", "lat_us", 14, Align::right, latency_us},
     {"PREV COMM", "prev_comm", 16, Align::left, prev_comm_of},
     {"PREV TID", "prev_tid", 0, Align::left, prev_tid_of},

@@ -44,11 +44,10 @@ tpkit::Value path_of(const Event& e)
 tpkit::Columns<Event> columns(bool print_syscall)
 {
     return {
-        tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-        {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-        {"", "tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
-        {"COMM", "comm", 16, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+        tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"RET", "ret", 4, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? e.ret : -1; }},
         {"ERR", "err", 4, tpkit::Align::right,

@@ -43,11 +43,10 @@ std::string args_of(const Event& e)
 }
 
 const tpkit::Columns<Event> columns{{
-    tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-    {"COMM", "comm", 16, tpkit::Align::left,
-     [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
-    {"PID", "pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-    {"", "tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+    tpkit::task_time_column<Event>(),
+    tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
+    tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
+    tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
     {"CALL", "call", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::syscall_text(e.syscall_nr); }},
     {"", "fd", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.fd; }},

@@ -116,6 +116,36 @@ inline Value cut_text(std::string_view text, bool cut)
     return TextAndJson{std::string(text) + "…", std::move(json)};
 }
 
+// A member of the task header every streaming event begins with (tpkit_task_header, the event's
+// `task`), as a column: the JSON key is the member's name, the heading, width and alignment are
+// the tool's own (bcc's tools differ).
+enum class TaskField { comm, pid, tid, uid, cpu };
+
+template <class Event>
+Column<Event> task_column(TaskField field, std::string_view heading, int width, Align align)
+{
+    switch (field) {
+    case TaskField::comm:
+        return {heading, "comm", width, align, [](const Event& e) -> Value { return text_of(e.task.comm); }};
+    case TaskField::pid:
+        return {heading, "pid", width, align, [](const Event& e) -> Value { return e.task.pid; }};
+    case TaskField::tid:
+        return {heading, "tid", width, align, [](const Event& e) -> Value { return e.task.tid; }};
+    case TaskField::uid:
+        return {heading, "uid", width, align, [](const Event& e) -> Value { return e.task.uid; }};
+    case TaskField::cpu:
+        break;
+    }
+    return {heading, "cpu", width, align, [](const Event& e) -> Value { return e.task.cpu; }};
+}
+
+// The task header's time, as time_column() shows it.
+template <class Event>
+Column<Event> task_time_column()
+{
+    return time_column<Event>([](const Event& e) -> Value { return e.task.timestamp_ns; });
+}
+
 template <class Event>
 class Columns {
 public:
