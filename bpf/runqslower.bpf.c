@@ -4,10 +4,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include <tpkit/core_fixes.bpf.h>
 #include <tpkit/emit.bpf.h>
+#include <tpkit/runq.bpf.h>
 #include <tpkit/task.bpf.h>
-#include <tpkit/timing.bpf.h>
 #include "runqslower.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -15,46 +14,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Waits of at most this many microseconds are left out. */
 const volatile __u64 min_us = 10000;
 
-/* When each waiting thread became runnable. */
-TPKIT_TIMING_MAP(runnable_since, __u32);
-
-static __always_inline void became_runnable(struct task_struct *task)
-{
-	__u32 tid = BPF_CORE_READ(task, pid);
-
-	/* tid 0 is a CPU's idle task: it never waits. */
-	if (tid && tpkit_task_selected(task))
-		tpkit_timing_start(&runnable_since, &tid);
-}
-
-/* The woken task is an argument: the current task is its waker. */
-SEC("raw_tp/sched_wakeup")
-int task_woken(struct bpf_raw_tracepoint_args *ctx)
-{
-	became_runnable((struct task_struct *)ctx->args[0]);
-	return 0;
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int task_woken_new(struct bpf_raw_tracepoint_args *ctx)
-{
-	became_runnable((struct task_struct *)ctx->args[0]);
-	return 0;
-}
-
 SEC("raw_tp/sched_switch")
 int task_switched(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *prev = (struct task_struct *)ctx->args[1];
 	struct task_struct *next = (struct task_struct *)ctx->args[2];
 	struct runqslower_event event = {};
-	__u32 tid;
 	__u64 ns;
 
-	if (tpkit_sched_switch_prev_runnable(ctx->args))
-		became_runnable(prev);
-	tid = BPF_CORE_READ(next, pid);
-	if (!tid || !tpkit_timing_elapsed(&runnable_since, &tid, &ns) || ns / 1000 <= min_us)
+	if (!tpkit_runq_switched(ctx->args, &ns) || ns / 1000 <= min_us)
 		return 0;
 	tpkit_fill_task_header_of(&event.task, next);
 	event.latency_ns = ns;
