@@ -569,12 +569,8 @@ std::set<Fork> expected_forks(pid_t parent, pid_t tid, const std::set<pid_t>& ch
 // forksnoop --json with these options, attached.
 std::unique_ptr<ToolRun> forksnoop(std::vector<std::string> options)
 {
-    options.insert(options.begin(), {tpkit::live::tool_path("forksnoop"), "--json"});
-    auto tool = std::make_unique<ToolRun>(options);
     // Its two links (sched_process_fork, and task_newtask for the clone flags).
-    if (!tool->wait_until_attached(2, 20s))
-        ADD_FAILURE() << "forksnoop did not attach: " << tool->stderr_text();
-    return tool;
+    return tpkit::live::attached_json_tool("forksnoop", std::move(options), 2);
 }
 
 // A cgroup v2 directory for one test, removed afterwards (its processes must be gone by then).

@@ -144,11 +144,7 @@ bool killed_by_sigkill(std::optional<int> status)
 // oomkill --json, attached (its record and task programs).
 std::unique_ptr<ToolRun> start_oomkill()
 {
-    auto tool = std::make_unique<ToolRun>(
-        std::vector<std::string>{tpkit::live::tool_path("oomkill"), "--json"});
-    if (!tool->wait_until_attached(2, tpkit::live::patient(20s)))
-        throw std::runtime_error("oomkill did not attach: " + tool->stderr_text());
-    return tool;
+    return tpkit::live::attached_json_tool("oomkill", {}, 2);
 }
 
 // What the tool printed, for failure messages.

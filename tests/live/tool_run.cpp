@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tool_run.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <bpf/bpf.h>
@@ -500,6 +501,16 @@ bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
             return true;
     }
     return false;
+}
+
+std::unique_ptr<ToolRun> attached_json_tool(const std::string& name, std::vector<std::string> options,
+                                            std::size_t links)
+{
+    options.insert(options.begin(), {tool_path(name), "--json"});
+    auto tool = std::make_unique<ToolRun>(options);
+    if (!tool->wait_until_attached(links, std::chrono::seconds(20)))
+        ADD_FAILURE() << name << " did not attach: " << tool->stderr_text();
+    return tool;
 }
 
 } // namespace tpkit::live

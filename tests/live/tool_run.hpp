@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,11 @@ private:
     std::optional<int> status_;
     bool ended_mid_line_ = false;
 };
+
+// `NAME --json OPTIONS` once it holds `links` BPF links (its tracepoints are attached); a test
+// failure, saying why, when it does not attach in time.
+std::unique_ptr<ToolRun> attached_json_tool(const std::string& name, std::vector<std::string> options,
+                                            std::size_t links);
 
 // What one batch of forks made: a "forker" process with a chosen comm creates `children`
 // processes (each exits at once) and `threads` threads, then exits.

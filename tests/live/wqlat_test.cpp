@@ -94,12 +94,8 @@ private:
 
 std::unique_ptr<ToolRun> wqlat(std::vector<std::string> options)
 {
-    options.insert(options.begin(), {tpkit::live::tool_path("wqlat"), "--json"});
-    auto tool = std::make_unique<ToolRun>(options);
     // Its two raw tracepoints: queue_work and execute_start.
-    if (!tool->wait_until_attached(2, 20s))
-        ADD_FAILURE() << "wqlat did not attach: " << tool->stderr_text();
-    return tool;
+    return tpkit::live::attached_json_tool("wqlat", std::move(options), 2);
 }
 
 // The histograms wqlat printed at SIGINT, by work function.
