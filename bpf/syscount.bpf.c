@@ -30,10 +30,19 @@ struct {
 	__type(value, struct syscount_value);
 } by_syscall SEC(".maps");
 
-/* By process (-P): processes come and go, so a per-CPU hash that user space drains every
- * interval. The key's comm is the calling thread's. */
-TPKIT_SWAPPED_MAP(by_process, BPF_MAP_TYPE_PERCPU_HASH, struct syscount_process,
-		  struct syscount_value);
+/* By process (-P): processes come and go, so a per-CPU hash keyed by process ID that user space
+ * drains every interval. */
+TPKIT_SWAPPED_MAP(by_process, BPF_MAP_TYPE_PERCPU_HASH, __u32, struct syscount_value);
+
+/* -P: the calling thread's name when a CPU first counts its process in an interval; user space
+ * forgets the names of exited processes, and prefers /proc's name of the main thread for those
+ * still running. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[TPKIT_COMM_LEN]);
+} process_names SEC(".maps");
 
 /* -L: the syscall each thread is in and when it entered it, in the thread's own storage: no
  * hashing or locking for every syscall as a map keyed by tid needs, nothing to size, nothing
@@ -66,15 +75,19 @@ static __always_inline __u64 raw_arg(void *ctx, int i)
 
 static __always_inline struct syscount_value *process_value(void)
 {
-	struct syscount_process key = {};
-	struct syscount_value zero = {};
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct syscount_value zero = {}, *value;
 	void *active = tpkit_active_map(&by_process);
+	char comm[TPKIT_COMM_LEN];
 
 	if (!active)
 		return 0;
-	key.pid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	return tpkit_lookup_or_init(active, &key, &zero);
+	value = bpf_map_lookup_elem(active, &pid);
+	if (value)
+		return value;
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_map_update_elem(&process_names, &pid, comm, BPF_ANY);
+	return tpkit_lookup_or_init(active, &pid, &zero);
 }
 
 static __always_inline void count_syscall(__u32 nr, __u64 ns)

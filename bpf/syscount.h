@@ -16,12 +16,9 @@
  * (x32's, with bit 30 set, or numbers no kernel has) are counted as missed. */
 #define SYSCOUNT_MAX_SYSCALLS 1024
 
-/* By process (-P): the process ID and the command name of its main thread, so that a process
- * renamed by exec counts apart under each name. */
-struct syscount_process {
-	__u32 pid;
-	char comm[TPKIT_COMM_LEN];
-};
+/* By process (-P): keyed by the process ID alone; its name goes to a map of its own
+ * (process_names) the first time a CPU counts the process in an interval, so the hot path
+ * neither reads nor hashes a name. */
 
 /* Per CPU; user space sums the CPUs' values (__u64 counters, in this order). */
 struct syscount_value {

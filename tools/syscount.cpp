@@ -4,6 +4,9 @@
 #include "syscount.h"
 #include "syscount.skel.h"
 
+#include <bpf/bpf.h>
+#include <unistd.h>
+
 #include <tpkit/cli.hpp>
 #include <tpkit/columns.hpp>
 #include <tpkit/maps.hpp>
@@ -70,9 +73,12 @@ public:
     Counts(const Options& options, syscount_bpf& skel)
         : by_process_(options.by_process),
           by_syscall_(skel.maps.by_syscall),
-          processes_(skel.maps.by_process, skel.maps.by_process_a, skel.maps.by_process_b)
+          processes_(skel.maps.by_process, skel.maps.by_process_a, skel.maps.by_process_b),
+          process_names_(skel.maps.process_names)
     {
         processes_.set_max_entries(by_process_ ? max_processes : 1);
+        tpkit::check_libbpf(bpf_map__set_max_entries(process_names_, by_process_ ? max_processes : 1),
+                            "cannot size syscount's map");
         tpkit::check_libbpf(
             bpf_map__set_max_entries(skel.maps.by_syscall, by_process_ ? 1 : SYSCOUNT_MAX_SYSCALLS),
             "cannot size syscount's map");
@@ -91,33 +97,31 @@ public:
     }
 
 private:
-    // One row per process, under the name it made most of its syscalls under: BPF keys by the
-    // calling thread's name too (its main thread's would need CO-RE).
+    // One row per process, named as BPF saw its calling thread when it last first-counted it in
+    // an interval (so a rename by exec shows from the next interval). A name is kept while its
+    // process lives, for the intervals after this one, and forgotten once it has exited.
     std::vector<Row> process_rows()
     {
-        std::map<std::uint32_t, Row> by_pid;
-        std::map<std::uint32_t, std::uint64_t> name_count;
-        for (const auto& entry : processes_.drain()) {
-            syscount_process key{};
-            std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
-            const std::uint64_t count = entry.counters.at(0);
-            Row& row = by_pid.try_emplace(key.pid, Row{"", key.pid, "", 0, 0}).first->second;
-            row.count += count;
-            row.total_ns += entry.counters.at(1);
-            if (count > name_count[key.pid]) {
-                name_count[key.pid] = count;
-                row.comm = tpkit::text_of(key.comm);
-            }
-        }
         std::vector<Row> rows;
-        for (auto& [pid, row] : by_pid)
-            rows.push_back(std::move(row));
+        const int names = bpf_map__fd(process_names_);
+        for (const auto& entry : processes_.drain()) {
+            std::uint32_t pid = 0;
+            std::memcpy(&pid, entry.key.data(), std::min(entry.key.size(), sizeof(pid)));
+            char comm[TPKIT_COMM_LEN] = {};
+            if (bpf_map_lookup_elem(names, &pid, comm) != 0)
+                comm[0] = '\0'; // the map of names was full: /proc's name, or none
+            else if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
+                bpf_map_delete_elem(names, &pid);
+            rows.push_back({"", pid, std::string(tpkit::text_of(comm)), entry.counters.at(0),
+                            entry.counters.at(1)});
+        }
         return rows;
     }
 
     bool by_process_;
     tpkit::ArrayGrowth by_syscall_;
     tpkit::SwappedMap processes_;
+    bpf_map* process_names_;
 };
 
 // A process's name as bcc shows it, its main thread's, for those still running.
