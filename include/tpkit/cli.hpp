@@ -54,6 +54,9 @@ public:
     void add_streaming();
     // --max-map-memory, for tools whose options size their maps (--max-keys).
     void add_map_memory();
+    // -d/--disk DISK, as bcc's block tools have it (after add_common(): --duration then keeps
+    // its long name only).
+    void add_disk(std::string& disk);
 
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
     // returns Exit::usage; returns nullopt when the tool should run.
@@ -63,6 +66,7 @@ private:
     std::string name_;
     CLI::App app_;
     CommonOptions options_;
+    CLI::Option* duration_ = nullptr;
 };
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
