@@ -19,12 +19,7 @@ TPKIT_REQUEST_MAP(requests);
 
 TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
 
-SEC("raw_tp/block_rq_issue")
-int rq_issue(struct bpf_raw_tracepoint_args *ctx)
-{
-	tpkit_request_step(&requests, (struct request *)ctx->args[0], true);
-	return 0;
-}
+TPKIT_REQUEST_ISSUE_PROGRAM(requests);
 
 SEC("raw_tp/block_rq_complete")
 int rq_complete(struct bpf_raw_tracepoint_args *ctx)

@@ -29,15 +29,6 @@ std::int64_t clock_ns(clockid_t clock)
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-std::string format_hms(time_t seconds)
-{
-    tm local{};
-    localtime_r(&seconds, &local);
-    char text[16];
-    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
-    return text;
-}
-
 sigset_t stop_signals()
 {
     sigset_t set;
@@ -68,6 +59,15 @@ const CLI::Validator positive_integer(
     "N");
 
 } // namespace
+
+std::string format_hms(time_t seconds)
+{
+    tm local{};
+    localtime_r(&seconds, &local);
+    char text[16];
+    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
+    return text;
+}
 
 Cli::Cli(std::string name, std::string description, std::string examples)
     : name_(std::move(name)), app_(std::move(description), name_)

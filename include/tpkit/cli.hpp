@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -73,6 +74,9 @@ private:
 // exception → exit 1. Writes what is left of standard_output() at the end, says on stderr how
 // many lines could not be written, and makes a closed stdout (EPIPE) a quiet exit 0.
 int run_tool(std::string_view name, const std::function<void()>& body);
+
+// Seconds since the epoch as the local time of day, HH:MM:SS.
+std::string format_hms(time_t seconds);
 
 // Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
 void copy_comm(std::string_view comm, volatile char (&dst)[16]);

@@ -76,7 +76,7 @@ TEST(BiolatencyExact, PerDiskAndFlagsWithQueueTime)
 // Every block tool: the disk is looked up before anything is loaded.
 TEST(BiolatencyExact, UnknownDiskOfEveryBlockToolIsOneLineAndExitCode4)
 {
-    for (const std::string name : {"biolatency", "biosnoop", "bitesize", "biopattern"}) {
+    for (const std::string name : {"biolatency", "biosnoop", "bitesize", "biopattern", "biotop"}) {
         ToolRun tool({tpkit::live::tool_path(name), "-d", "tpk-no-such-disk"});
         EXPECT_EQ(tool.wait(10s), 4) << name;
         EXPECT_EQ(tool.stderr_text(),

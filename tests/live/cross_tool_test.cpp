@@ -117,6 +117,7 @@ const std::vector<ToolSpec> specs{
     {"biosnoop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, true},
     {"bitesize", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
     {"biopattern", Kind::tracer, {}, {"rq_complete"}, 1, false},
+    {"biotop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)

@@ -179,9 +179,9 @@ static __always_inline bool tpkit_request_completed(void *map, struct request *r
 
 /* The programs that follow requests into `map` (a TPKIT_REQUEST_MAP) from their submission:
  * io_start on block_io_start (load it only where the kernel has that event:
- * kernel_has_raw_tracepoint() in user space) and rq_insert on block_rq_insert. The tool adds its
- * rq_issue, which calls tpkit_request_step(map, rq, true), and its rq_complete, which calls
- * tpkit_request_completed(). */
+ * kernel_has_raw_tracepoint() in user space) and rq_insert on block_rq_insert. The tool adds an
+ * rq_issue that calls tpkit_request_step(map, rq, true) (TPKIT_REQUEST_ISSUE_PROGRAM where it
+ * does nothing else), and its rq_complete, which calls tpkit_request_completed(). */
 #define TPKIT_REQUEST_SUBMISSION_PROGRAMS(map)                                      \
 	SEC("raw_tp/block_io_start")                                                \
 	int io_start(struct bpf_raw_tracepoint_args *ctx)                           \
@@ -193,6 +193,14 @@ static __always_inline bool tpkit_request_completed(void *map, struct request *r
 	int rq_insert(struct bpf_raw_tracepoint_args *ctx)                          \
 	{                                                                           \
 		tpkit_request_step(&map, (struct request *)ctx->args[0], false);    \
+		return 0;                                                           \
+	}
+
+#define TPKIT_REQUEST_ISSUE_PROGRAM(map)                                            \
+	SEC("raw_tp/block_rq_issue")                                                \
+	int rq_issue(struct bpf_raw_tracepoint_args *ctx)                           \
+	{                                                                           \
+		tpkit_request_step(&map, (struct request *)ctx->args[0], true);     \
 		return 0;                                                           \
 	}
 
