@@ -82,3 +82,30 @@ TEST(BiosnoopExact, MinimumLatencyLeavesOutFasterRequests)
     EXPECT_TRUE(events_of(*tool).empty());
     EXPECT_EQ(tool->lines().back(), "{\"lost_events\":0}");
 }
+
+TEST(BiosnoopExact, PartitionSelectsItsOwnRequestsWithSectorsOnTheDisk)
+{
+    TPKIT_REQUIRE_LIVE();
+    LoopDevice disk(4 << 20, 2);
+    const std::string first = "/dev/" + disk.partition_name(1);
+    const std::string second = "/dev/" + disk.partition_name(2);
+    auto tool = start_biosnoop({"-d", disk.partition_name(1)});
+    tpkit::live::read_direct(first, {{0, 4096}, {8192, 8192}});
+    tpkit::live::read_direct(second, {{0, 4096}});
+    // The same sectors as the first partition's, through the whole disk: not the partition's I/O.
+    tpkit::live::read_direct(disk.path(), {{LoopDevice::partition_start(1) * 512, 4096}});
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+
+    auto events = events_of(*tool);
+    ASSERT_EQ(events.size(), 2u) << tool->stderr_text();
+    // Sectors of the disk (the partition's offset added), the disk's name.
+    const std::uint64_t start = LoopDevice::partition_start(1);
+    EXPECT_EQ(events[0]["sector"], std::to_string(start));
+    EXPECT_EQ(events[0]["bytes"], "4096");
+    EXPECT_EQ(events[1]["sector"], std::to_string(start + 16));
+    EXPECT_EQ(events[1]["bytes"], "8192");
+    for (auto& e : events) {
+        EXPECT_EQ(e["disk"], disk.name());
+        EXPECT_EQ(e["pid"], std::to_string(getpid()));
+    }
+}

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/blkpg.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -24,6 +26,32 @@ namespace {
 std::runtime_error system_error(const std::string& what)
 {
     return std::runtime_error(what + ": " + std::strerror(errno));
+}
+
+// Adds partition `number` of 2048 sectors at LoopDevice::partition_start(number) to the disk
+// open as fd. By ioctl rather than a partition table: a kernel may have no table parser at all.
+bool add_partition(int fd, int number)
+{
+    blkpg_partition partition{};
+    partition.start = static_cast<long long>(LoopDevice::partition_start(number)) * 512;
+    partition.length = 2048 * 512;
+    partition.pno = number;
+    blkpg_ioctl_arg arg{};
+    arg.op = BLKPG_ADD_PARTITION;
+    arg.datalen = sizeof(partition);
+    arg.data = &partition;
+    return ioctl(fd, BLKPG, &arg) == 0;
+}
+
+// Waits up to 5 s for devtmpfs to make the node of a device the kernel has just added.
+bool wait_for_node(const std::string& path)
+{
+    for (int i = 0; i < 500; i++) {
+        if (access(path.c_str(), F_OK) == 0)
+            return true;
+        usleep(10000);
+    }
+    return false;
 }
 
 void direct_io(const std::string& device, const std::vector<DirectIo>& ios, bool write)
@@ -52,7 +80,7 @@ void direct_io(const std::string& device, const std::vector<DirectIo>& ios, bool
 
 } // namespace
 
-LoopDevice::LoopDevice(std::size_t bytes)
+LoopDevice::LoopDevice(std::size_t bytes, int partitions)
 {
     char file[] = "/tmp/tpk-loop-XXXXXX";
     int backing = mkostemp(file, O_CLOEXEC);
@@ -79,7 +107,8 @@ LoopDevice::LoopDevice(std::size_t bytes)
             continue;
         loop_config config{};
         config.fd = static_cast<__u32>(backing);
-        config.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+        // PARTSCAN: a loop device takes partitions only with it.
+        config.info.lo_flags = LO_FLAGS_AUTOCLEAR | (partitions > 0 ? LO_FLAGS_PARTSCAN : 0);
         if (ioctl(fd, LOOP_CONFIGURE, &config) == 0) {
             fd_ = fd;
             name_ = name;
@@ -93,6 +122,14 @@ LoopDevice::LoopDevice(std::size_t bytes)
     if (fd_ < 0) {
         errno = err;
         throw system_error("cannot set up a loop device");
+    }
+    for (int number = 1; number <= partitions; number++) {
+        if (!add_partition(fd_, number) || !wait_for_node("/dev/" + partition_name(number))) {
+            auto error = system_error("cannot add partition " + partition_name(number));
+            ioctl(fd_, LOOP_CLR_FD);
+            close(fd_);
+            throw error;
+        }
     }
 }
 

@@ -18,8 +18,9 @@ namespace tpkit::live {
 
 class LoopDevice {
 public:
-    // A new loop device over a zero-filled file of `bytes` (removed at once: the device keeps it).
-    explicit LoopDevice(std::size_t bytes = 4 << 20);
+    // A new loop device over a zero-filled file of `bytes` (removed at once: the device keeps it),
+    // with `partitions` partitions of 1 MiB each from its second MiB on.
+    explicit LoopDevice(std::size_t bytes = 4 << 20, int partitions = 0);
     // Detaches it. Should the test die first, the kernel detaches it when its last descriptor
     // closes (LO_FLAGS_AUTOCLEAR).
     ~LoopDevice();
@@ -28,6 +29,9 @@ public:
 
     const std::string& name() const { return name_; } // "loop3"
     std::string path() const { return "/dev/" + name_; }
+    // Partition `number` (from 1): "loop3p1", and its first sector on the disk.
+    std::string partition_name(int number) const { return name_ + "p" + std::to_string(number); }
+    static std::uint64_t partition_start(int number) { return 2048u * number; }
 
 private:
     std::string name_;

@@ -32,13 +32,24 @@ static __always_inline __u32 tpkit_request_dev(struct request *rq)
 	       (__u32)BPF_CORE_READ(disk, first_minor);
 }
 
+/* The dev_t of the partition (or the whole disk) a request's I/O is for: its bio's device.
+ * rq->part says the same but is set only after block_io_start runs (blk_account_io_start); a
+ * request without a bio (a flush) has only that. */
+static __always_inline __u32 tpkit_request_partition(struct request *rq)
+{
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+
+	if (bio)
+		return BPF_CORE_READ(bio, bi_bdev, bd_dev);
+	return BPF_CORE_READ(rq, part, bd_dev);
+}
+
 /* Whether the request goes to the disk or partition of -d (every request without it). */
 static __always_inline bool tpkit_request_selected(struct request *rq)
 {
 	if (tpkit_target_disk && tpkit_request_dev(rq) != tpkit_target_disk)
 		return false;
-	/* rq->part: the partition of the request's bios, the disk's own part0 for the whole disk. */
-	if (tpkit_target_partition && BPF_CORE_READ(rq, part, bd_dev) != tpkit_target_partition)
+	if (tpkit_target_partition && tpkit_request_partition(rq) != tpkit_target_partition)
 		return false;
 	return true;
 }
