@@ -29,15 +29,6 @@ std::int64_t clock_ns(clockid_t clock)
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-std::string format_hms(time_t seconds)
-{
-    tm local{};
-    localtime_r(&seconds, &local);
-    char text[16];
-    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
-    return text;
-}
-
 sigset_t stop_signals()
 {
     sigset_t set;
@@ -69,6 +60,15 @@ const CLI::Validator positive_integer(
 
 } // namespace
 
+std::string format_hms(time_t seconds)
+{
+    tm local{};
+    localtime_r(&seconds, &local);
+    char text[16];
+    std::strftime(text, sizeof(text), "%H:%M:%S", &local);
+    return text;
+}
+
 Cli::Cli(std::string name, std::string description, std::string examples)
     : name_(std::move(name)), app_(std::move(description), name_)
 {
@@ -93,8 +93,8 @@ void Cli::add_common()
         });
     app_.add_flag("-T,--timestamp", options_.timestamp,
                   "timestamps: HH:MM:SS on interval output, seconds since start on events");
-    app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
-        ->check(positive_number);
+    duration_ = app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
+                    ->check(positive_number);
     app_.add_flag("--json", options_.json, "one JSON object per line");
     app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
 }
@@ -119,6 +119,14 @@ void Cli::add_map_memory()
                     "refuse to start when the maps would take more than MIB of kernel memory "
                     "(default: 1024 or half the available memory)")
         ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
+}
+
+void Cli::add_disk(std::string& disk)
+{
+    if (duration_ && app_.remove_option(duration_))
+        duration_ = app_.add_option("--duration", options_.duration, "stop after SECONDS")
+                        ->check(positive_number);
+    app_.add_option("-d,--disk", disk, "only I/O to this disk or partition (sda, loop3, nvme0n1p2)");
 }
 
 std::optional<Exit> Cli::parse(int argc, char** argv)

@@ -98,7 +98,8 @@ std::string value_cell(const CounterRow& row, const CounterColumn& column)
         return it == row.values.end() ? std::uint64_t(0) : it->second;
     };
     const std::uint64_t per = column.per.empty() ? 1 : get(column.per);
-    return per ? fixed_point(get(column.metric), column.divisor, per, column.decimals) : "0";
+    const std::uint64_t value = get(column.metric) * (column.percent ? 100 : 1);
+    return per ? fixed_point(value, column.divisor, per, column.decimals) : "0";
 }
 
 // "TIME (us)" → "time_us": text headings as JSON keys.

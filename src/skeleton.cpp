@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/skeleton.hpp"
 
+#include "tpkit/btf.hpp"
 #include "tpkit/tracefs.hpp"
 
 #include <cstdarg>
@@ -36,6 +37,11 @@ Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::
         throw_libbpf_error(Exit::kernel_refused,
                            "cannot attach to tracepoint " + system + ":" + event, errno);
     return Link(link, &bpf_link__destroy);
+}
+
+bool kernel_has_raw_tracepoint(const std::string& event)
+{
+    return Btf::load_vmlinux().typedef_proto_params("btf_trace_" + event).has_value();
 }
 
 bool kernel_has_ringbuf()

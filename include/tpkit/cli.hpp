@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -54,6 +55,9 @@ public:
     void add_streaming();
     // --max-map-memory, for tools whose options size their maps (--max-keys).
     void add_map_memory();
+    // -d/--disk DISK, as bcc's block tools have it (after add_common(): --duration then keeps
+    // its long name only).
+    void add_disk(std::string& disk);
 
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
     // returns Exit::usage; returns nullopt when the tool should run.
@@ -63,12 +67,16 @@ private:
     std::string name_;
     CLI::App app_;
     CommonOptions options_;
+    CLI::Option* duration_ = nullptr;
 };
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
 // exception → exit 1. Writes what is left of standard_output() at the end, says on stderr how
 // many lines could not be written, and makes a closed stdout (EPIPE) a quiet exit 0.
 int run_tool(std::string_view name, const std::function<void()>& body);
+
+// Seconds since the epoch as the local time of day, HH:MM:SS.
+std::string format_hms(time_t seconds);
 
 // Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
 void copy_comm(std::string_view comm, volatile char (&dst)[16]);

@@ -150,6 +150,8 @@ template <class Event>
 class Columns {
 public:
     Columns(std::initializer_list<Column<Event>> columns) : columns_(columns) {}
+    // Columns chosen at run time (some only with an option).
+    explicit Columns(std::vector<Column<Event>> columns) : columns_(std::move(columns)) {}
 
     // Text only: the heading line. -T widens the time column and names it TIME(s).
     void header(const CommonOptions& options, Output& out) const

@@ -32,13 +32,14 @@ struct Metric {
 // A value column of the counter table when rows carry several counters (a count and a total
 // time): the counter named `metric` of each row, shown as value / divisor with `decimals`
 // decimals, and with `per` set divided by that counter of the row too (an average). In JSON its
-// key is the heading in snake_case ("TIME (us)" → "time_us").
+// key is the heading in snake_case ("TIME (us)" → "time_us", "%RND" → "rnd").
 struct CounterColumn {
     std::string heading;
     std::string metric;
     std::uint64_t divisor = 1;
     int decimals = 0;
     std::string per;
+    bool percent = false; // times 100: with `per`, a share in percent (bcc's %RND)
 };
 
 // One collect(): the change since the previous one. Tools drain their maps, so readings are

@@ -62,6 +62,10 @@ using Link = std::unique_ptr<bpf_link, int (*)(bpf_link*)>;
 // Attaches prog to the classic tracepoint sys:event. Unknown event → Error(unknown_target).
 Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::string& event);
 
+// Whether this kernel has the raw tracepoint `event` (its BTF has btf_trace_<event>): for
+// programs on events of later kernels, loaded only where they exist (bpf_program__set_autoload).
+bool kernel_has_raw_tracepoint(const std::string& event);
+
 // Whether this kernel has BPF ring buffers (5.8+).
 bool kernel_has_ringbuf();
 

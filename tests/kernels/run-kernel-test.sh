@@ -81,6 +81,17 @@ if [ ! -s "$vmlinuz" ]; then
   mv "$vmlinuz.tmp" "$vmlinuz"
 fi
 echo "kernel: $(basename "$deb")"
+# The loop driver, for the block tools' tests (loop devices over files): a module in Debian's
+# kernels, and the initramfs has no modules of its own. Unsigned packages: no signature needed.
+loop_ko=${deb%.deb}.loop.ko
+if [ ! -s "$loop_ko" ]; then
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './lib/modules/*/kernel/drivers/block/loop.ko*' > "$loop_ko.tmp" || true
+  case $(head -c 6 "$loop_ko.tmp" | od -An -tx1 | tr -d ' ') in
+    fd377a585a00) xz -dc "$loop_ko.tmp" > "$loop_ko.raw" && mv "$loop_ko.raw" "$loop_ko.tmp" ;;
+    28b52ffd*) zstd -dqc "$loop_ko.tmp" > "$loop_ko.raw" && mv "$loop_ko.raw" "$loop_ko.tmp" ;;
+  esac
+  mv "$loop_ko.tmp" "$loop_ko"
+fi
 
 # ---- the initramfs ---------------------------------------------------------------------------
 root=$work/initramfs
@@ -92,6 +103,7 @@ ln -s busybox "$root/bin/sh" # for /init's #!; vm-init.sh installs the other app
 for f in "$tests" "$@"; do
   strip --strip-debug -o "$root/tpkit/bin/$(basename "$f")" "$f"
 done
+[ -s "$loop_ko" ] && cp "$loop_ko" "$root/tpkit/loop.ko"
 printf '%s' "$filter" >"$root/tpkit/filter"
 echo "${TPKIT_VM_SLOWDOWN:-10}" >"$root/tpkit/slowdown"
 install -m 755 "$here/vm-init.sh" "$root/init"

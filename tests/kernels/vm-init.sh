@@ -18,6 +18,8 @@ mount -t tracefs tracefs /sys/kernel/tracing
 mount -t bpf bpf /sys/fs/bpf
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 ip link set lo up
+# Loop devices for the block tools' tests (run-kernel-test.sh packs the kernel's own module).
+[ -f /tpkit/loop.ko ] && insmod /tpkit/loop.ko
 echo 1 > /proc/sys/kernel/printk # only emergencies interleave with the test's lines
 exec 2>&1
 
@@ -25,6 +27,7 @@ echo "TPK-KERNEL $(uname -r)"
 # Which sched_process_fork layout this kernel has (inline char[16] comm, or __data_loc).
 echo "TPK-INFO sched_process_fork $(grep -o 'field:[^;]*parent_comm[^;]*;[^;]*;[^;]*;' \
 	/sys/kernel/tracing/events/sched/sched_process_fork/format | tr -s '\t' ' ')"
+echo "TPK-INFO loop devices: $(ls /sys/class/block | grep -c '^loop') block events: $(ls /sys/kernel/tracing/events/block | tr '\n' ' ')"
 
 cd /tmp
 TPKIT_BIN_DIR=/tpkit/bin TPKIT_REQUIRE_BPF=1 TPKIT_TEST_SLOWDOWN=$(cat /tpkit/slowdown) \

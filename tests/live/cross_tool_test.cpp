@@ -5,6 +5,7 @@
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
 #include "live.hpp"
+#include "loop_device.hpp"
 #include "tool_run.hpp"
 
 #include "tpkit/stream.hpp"
@@ -113,6 +114,12 @@ const std::vector<ToolSpec> specs{
     // busy one, can collide in the stack map, which offcputime rightly reports on stderr.
     {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
+    {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
+    // block_io_start where the kernel has it (6.5+): io_start and one more link.
+    {"biosnoop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, true},
+    {"bitesize", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
+    {"biopattern", Kind::tracer, {}, {"rq_complete"}, 1, false},
+    {"biotop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -163,8 +170,8 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
 // A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
 // getppid(), a UDP datagram received on the loopback, an fsync() and an umount2() that fail
 // harmlessly (a pipe cannot be synced; a new directory is no mount point, which the kernel says
-// after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, and an exec
-// of /bin/true.
+// after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, an exec
+// of /bin/true, work queued on every CPU, and direct reads of a loop device.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -206,6 +213,9 @@ void make_some_events()
     waitpid(child, nullptr, 0);
     // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
     std::ifstream("/proc/sys/vm/stat_refresh").get();
+    // Two block reads, one after the other, on a disk of its own (biopattern counts the second).
+    tpkit::live::LoopDevice disk;
+    tpkit::live::read_direct(disk.path(), {{0, 4096}, {4096, 4096}});
     // Reclaim and an OOM kill, inside a memory cgroup of their own (none where no memory cgroup
     // can be made: the other events are enough for the checks).
     if (tpkit::live::MemoryCgroup::unavailable_reason().empty())
@@ -340,14 +350,14 @@ INSTANTIATE_TEST_SUITE_P(CrossTool, LiveTool,
 
 class TracingTool : public testing::TestWithParam<std::string> {
 protected:
-    // Runs the tool with its minimal arguments (and -d 0.5 when sig is 0) until attached, ends it
+    // Runs the tool with its minimal arguments (and --duration 0.5 when sig is 0) until attached, ends it
     // with sig (or lets the duration expire): exit 0, and the programs it held are unloaded.
     void expect_clean_end(int sig)
     {
         TPKIT_REQUIRE_LIVE();
         REQUIRE_SPEC(GetParam());
         ToolRun run(tool_argv(spec, sig ? std::vector<std::string>{}
-                                         : std::vector<std::string>{"-d", "0.5"}));
+                                         : std::vector<std::string>{"--duration", "0.5"}));
         ASSERT_TRUE(run.wait_until_attached(spec.links, 20s)) << run.stderr_text();
         // By ID: someone else may be running the same tool, with programs of the same names.
         auto held = tpkit::live::programs_held_by(run.pid());
@@ -376,7 +386,7 @@ TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
     TPKIT_REQUIRE_LIVE();
     REQUIRE_SPEC(GetParam());
     const std::string mount = tpkit::cgroup2_mount();
-    ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "-d", "5"}));
+    ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "--duration", "5"}));
     EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
     EXPECT_EQ(run.stderr_text(),
               spec.name + ": --cgroup /tmp: not a cgroup v2 directory (" +

@@ -373,6 +373,20 @@ std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::
     return counts;
 }
 
+std::map<std::string, std::uint64_t> histogram_totals(const std::vector<std::string>& lines)
+{
+    std::map<std::string, std::uint64_t> totals;
+    for (const auto& line : lines) {
+        auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        if (!object.is_object() || !object.contains("buckets"))
+            continue;
+        std::uint64_t& total = totals[object.value("key", std::string())];
+        for (const auto& bucket : object["buckets"])
+            total += bucket.at("count").get<std::uint64_t>();
+    }
+    return totals;
+}
+
 std::vector<std::string> loaded_bpf_programs()
 {
     std::vector<std::string> names;

@@ -107,6 +107,9 @@ std::map<std::string, std::string> parse_flat_json(const std::string& line);
 std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::string>& lines,
                                                          const std::optional<std::string>& key = {});
 
+// How many values each histogram among `lines` counted, by its "key" ("" for an unsplit one).
+std::map<std::string, std::uint64_t> histogram_totals(const std::vector<std::string>& lines);
+
 // Names of the BPF programs loaded now (bpftool prog list), for leak checks.
 std::vector<std::string> loaded_bpf_programs();
 

@@ -64,4 +64,20 @@ static __always_inline bool tpkit_sched_switch_prev_runnable(__u64 *ctx)
 	return (bool)ctx[0] || tpkit_sched_switch_prev_state(ctx) == TPKIT_TASK_RUNNING;
 }
 
+/* f3fa33acca9f "block: remove the ->rq_disk field in struct request" (5.17): a request's disk is
+ * its queue's (request_queue::disk, added by that series). */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+/* The disk a block request (a struct request *) goes to; NULL for a queue without one. */
+static __always_inline struct gendisk *tpkit_request_disk(void *request)
+{
+	struct request *rq = request;
+
+	if (bpf_core_field_exists(((struct request___old *)request)->rq_disk))
+		return BPF_CORE_READ((struct request___old *)request, rq_disk);
+	return BPF_CORE_READ(rq, q, disk);
+}
+
 #endif

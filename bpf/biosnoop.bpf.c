@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// Every block I/O completion with the task that submitted it, its disk, operation, sector and
+// size, and its times queued and at the device. Raw tracepoints reading the request with CO-RE;
+// the submitter from block_io_start where the kernel has it (6.5+), else from the task that
+// inserts or issues the request.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <tpkit/block.bpf.h>
+#include <tpkit/emit.bpf.h>
+#include "biosnoop.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Completions sooner than this after their issue are left out. */
+const volatile __u64 min_ns = 0;
+
+TPKIT_REQUEST_MAP(requests);
+
+TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
+
+TPKIT_REQUEST_ISSUE_PROGRAM(requests);
+
+SEC("raw_tp/block_rq_complete")
+int rq_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq = (struct request *)ctx->args[0];
+	__u32 nr_bytes = (__u32)ctx->args[2];
+	struct tpkit_request_start start;
+	struct biosnoop_event event = {};
+
+	if (!tpkit_request_completed(&requests, rq, nr_bytes, &start))
+		return 0;
+	event.timestamp_ns = bpf_ktime_get_ns();
+	event.latency_ns = event.timestamp_ns - start.issued_ns;
+	if (event.latency_ns < min_ns)
+		return 0;
+	event.queued_ns = start.queued_ns ? start.issued_ns - start.queued_ns : BIOSNOOP_NOT_QUEUED;
+	event.sector = tpkit_request_sector(rq);
+	event.pid = start.pid;
+	event.tid = start.tid;
+	event.dev = tpkit_request_dev(rq);
+	event.bytes = nr_bytes;
+	event.op = tpkit_request_op(rq);
+	event.flags = tpkit_request_flags(rq);
+	__builtin_memcpy(event.comm, start.comm, sizeof(event.comm));
+	tpkit_emit(ctx, &event, sizeof(event));
+	return 0;
+}

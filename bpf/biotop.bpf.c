@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// Block I/O by the task that submitted it, per disk and direction: requests, bytes and time at
+// the device, drained every interval. Raw tracepoints reading the request with CO-RE; the
+// submitter from block_io_start where the kernel has it (6.5+), else the task that inserts or
+// issues the request.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <tpkit/block.bpf.h>
+#include "biotop.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+TPKIT_REQUEST_MAP(requests);
+TPKIT_SWAPPED_MAP(counts, BPF_MAP_TYPE_PERCPU_HASH, struct biotop_key, struct biotop_counts);
+TPKIT_ZERO_VALUE(zero_counts, struct biotop_counts);
+
+TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
+
+TPKIT_REQUEST_ISSUE_PROGRAM(requests);
+
+SEC("raw_tp/block_rq_complete")
+int rq_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq = (struct request *)ctx->args[0];
+	__u32 nr_bytes = (__u32)ctx->args[2];
+	struct tpkit_request_start start;
+	struct biotop_key key = {};
+	struct biotop_counts *c;
+	bool done = tpkit_request_done(rq, nr_bytes);
+	void *active;
+
+	if (!tpkit_request_completed(&requests, rq, nr_bytes, &start))
+		return 0;
+	key.pid = start.pid;
+	key.dev = tpkit_request_dev(rq);
+	key.write = tpkit_request_op(rq) == TPKIT_REQ_OP_WRITE;
+	__builtin_memcpy(key.comm, start.comm, sizeof(key.comm));
+	active = tpkit_active_map(&counts);
+	c = active ? tpkit_lookup_or_zero(active, &key, &zero_counts) : NULL;
+	if (!c)
+		return 0;
+	c->bytes += nr_bytes;
+	/* A request completed in parts counts once, with its whole time, at its last part. */
+	if (done) {
+		c->io += 1;
+		c->ns += bpf_ktime_get_ns() - start.issued_ns;
+	}
+	return 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// bitesize: block I/O sizes as histograms by process name, counted in the kernel; bcc's bitesize.
+#include "bitesize.h"
+#include "bitesize.skel.h"
+
+#include <tpkit/block.hpp>
+#include <tpkit/cli.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace {
+
+constexpr const char* examples = R"(  bitesize                  # I/O size histograms by process name, at Ctrl-C
+  bitesize 1 10             # print every second, ten times
+  bitesize -c postgres      # only I/O submitted by tasks named postgres
+  bitesize -d sda           # only I/O to sda
+  bitesize --json --duration 10  # after 10 seconds, as JSON
+)";
+
+constexpr std::uint32_t max_names = 10240;
+
+// The histograms since the previous call, one per process name, by name.
+tpkit::Reading collect(tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
+{
+    auto entries = hists.drain();
+    missed.report();
+    std::vector<std::pair<std::string, tpkit::Histogram>> named;
+    for (const auto& entry : entries) {
+        bitesize_key key{};
+        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        named.emplace_back(std::string(tpkit::text_of(key.comm)),
+                           tpkit::Histogram::from_log2(entry.counters));
+    }
+    std::sort(named.begin(), named.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    tpkit::Reading reading;
+    for (auto& [comm, hist] : named)
+        reading.metrics.push_back({"kbytes", "block I/O sizes", "kbytes",
+                                   {{"event", "block:block_rq_issue"}, {"comm", comm}},
+                                   std::move(hist)});
+    return reading;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("bitesize",
+                   "Summarize block device I/O sizes (kilobytes) as histograms by the name of the "
+                   "process that submitted the I/O, counted as each request is issued.\n-p, -t, -u, "
+                   "--cgroup and --comm (-c) select the submitting task.",
+                   examples);
+    std::string disk, comm;
+    cli.add_common();
+    cli.add_interval_count();
+    cli.add_disk(disk);
+    cli.app()
+        .add_option("-c", comm, "as --comm: only I/O submitted by tasks named COMM (bcc's -c)")
+        ->excludes(cli.app().get_option("--comm"));
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        const tpkit::CommonOptions& common = cli.options();
+        auto skel = tpkit::Skeleton<bitesize_bpf>::open(cli.name());
+        tpkit::apply_task_filters(*skel, common);
+        if (!comm.empty())
+            tpkit::copy_comm(comm, skel->rodata->tpkit_target_comm);
+        tpkit::apply_disk_filter(*skel, disk);
+        bpf_program__set_autoload(skel->progs.io_start,
+                                  tpkit::kernel_has_raw_tracepoint("block_io_start"));
+        tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
+        hists.set_max_entries(max_names);
+        skel.load();
+        skel.attach();
+
+        tpkit::MissedWatch missed(
+            cli.name(), skel->maps.tpkit_missed,
+            fmt::format("more than {} requests in flight, or more than {} process names in an "
+                        "interval", TPKIT_TIMING_MAX_ENTRIES, max_names));
+        tpkit::StopSignal stop(common.duration);
+        tpkit::run_aggregate(common, stop, [&] { return collect(hists, missed); });
+    });
+}
