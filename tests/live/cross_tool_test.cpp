@@ -67,12 +67,14 @@ struct ToolSpec {
     std::size_t links = 0;                 // BPF links it holds once attached
     bool streaming = false;                // --json: one line per event, then {"lost_events":N}
     bool memory_events = false;            // its events need a memory cgroup (reclaim, OOM)
+    std::string duration_flag = "-d";      // "--duration" where -d is bcc's (histograms)
 };
 
 const std::vector<ToolSpec> specs{
     {"forksnoop", Kind::tracer, {}, {"fork_tp", "record_clone_fl"}, 2, true},
     {"oomkill", Kind::tracer, {}, {"mark_victim_rec", "mark_victim_tas"}, 2, true, true},
     {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false},
+    {"nettxlen", Kind::tracer, {}, {"packet_sent"}, 1, false},
     {"tpgen", Kind::generator, {"sched:sched_process_fork"}, {}, 0, false},
     {"tplist", Kind::lister, {}, {}, 0, false},
     {"tpsnoop", Kind::tracer, {"sched:sched_process_fork"}, {"snoop_event"}, 1, true},
@@ -338,14 +340,15 @@ INSTANTIATE_TEST_SUITE_P(CrossTool, LiveTool,
 
 class TracingTool : public testing::TestWithParam<std::string> {
 protected:
-    // Runs the tool with its minimal arguments (and -d 0.5 when sig is 0) until attached, ends it
-    // with sig (or lets the duration expire): exit 0, and the programs it held are unloaded.
+    // Runs the tool with its minimal arguments (and a duration of 0.5 s when sig is 0) until
+    // attached, ends it with sig (or lets the duration expire): exit 0, and the programs it held
+    // are unloaded.
     void expect_clean_end(int sig)
     {
         TPKIT_REQUIRE_LIVE();
         REQUIRE_SPEC(GetParam());
         ToolRun run(tool_argv(spec, sig ? std::vector<std::string>{}
-                                         : std::vector<std::string>{"-d", "0.5"}));
+                                         : std::vector<std::string>{spec.duration_flag, "0.5"}));
         ASSERT_TRUE(run.wait_until_attached(spec.links, 20s)) << run.stderr_text();
         // By ID: someone else may be running the same tool, with programs of the same names.
         auto held = tpkit::live::programs_held_by(run.pid());
@@ -374,7 +377,7 @@ TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
     TPKIT_REQUIRE_LIVE();
     REQUIRE_SPEC(GetParam());
     const std::string mount = tpkit::cgroup2_mount();
-    ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "-d", "5"}));
+    ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", spec.duration_flag, "5"}));
     EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
     EXPECT_EQ(run.stderr_text(),
               spec.name + ": --cgroup /tmp: not a cgroup v2 directory (" +

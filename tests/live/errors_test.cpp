@@ -71,6 +71,8 @@ TEST(ToolErrors, UnknownEventAndDeviceExitFour)
         "netrxlen: unknown event 'netif_bogus': netrxlen counts at netif_receive_skb or netif_rx"});
     expect_one_line_error("netrxlen", {{"--dev", "tpk-no-such0"}, 4,
         "netrxlen: unknown device 'tpk-no-such0'"});
+    expect_one_line_error("nettxlen", {{"--dev", "tpk-no-such0"}, 4,
+        "nettxlen: unknown device 'tpk-no-such0'"});
 }
 
 TEST(ToolErrors, WithoutPrivilegesExitThree)
