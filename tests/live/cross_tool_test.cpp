@@ -75,6 +75,8 @@ const std::vector<ToolSpec> specs{
     {"oomkill", Kind::tracer, {}, {"mark_victim_rec", "mark_victim_tas"}, 2, true, true},
     {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false},
     {"nettxlen", Kind::tracer, {}, {"packet_sent"}, 1, false},
+    {"softirqs", Kind::tracer, {}, {"softirq_entered", "softirq_exited"}, 2, false, false, "--duration"},
+    {"hardirqs", Kind::tracer, {}, {"handler_entered", "handler_exited"}, 2, false, false, "--duration"},
     {"tpgen", Kind::generator, {"sched:sched_process_fork"}, {}, 0, false},
     {"tplist", Kind::lister, {}, {}, 0, false},
     {"tpsnoop", Kind::tracer, {"sched:sched_process_fork"}, {"snoop_event"}, 1, true},
