@@ -3,6 +3,7 @@
 // evaluator on the same raw records (random expressions), and select exactly the events the
 // kernel's own event filter selects (tracefs, in a private trace instance).
 #include "live.hpp"
+#include "trace_instance.hpp"
 
 #include "tpkit/filter.hpp"
 #include "tpkit/format.hpp"
@@ -516,79 +517,7 @@ std::uint32_t fuzz_seed()
 
 // ---- tracefs ---------------------------------------------------------------------------------
 
-// A private trace instance: its own buffer, event enables and filters, so the test neither sees
-// nor disturbs anyone else's tracing. Removing it drops all of that, also when a test fails.
-class TraceInstance {
-public:
-    TraceInstance()
-        : dir_(tpkit::tracefs_root() / "instances" / ("tpkit-filter-" + std::to_string(getpid())))
-    {
-        fs::create_directory(dir_);
-        // The default clock is per CPU: when the test migrates between CPUs, `trace` would merge
-        // the CPUs' events out of order.
-        std::ofstream(dir_ / "trace_clock") << "mono" << std::flush;
-    }
-    ~TraceInstance()
-    {
-        for (const auto& [system, event] : touched_) {
-            write_quietly(event_dir(system, event) / "enable", "0");
-            write_quietly(event_dir(system, event) / "filter", "0");
-        }
-        write_quietly(dir_ / "trace", "");
-        std::error_code ec;
-        fs::remove(dir_, ec);
-    }
-    TraceInstance(const TraceInstance&) = delete;
-    TraceInstance& operator=(const TraceInstance&) = delete;
-
-    fs::path event_dir(const std::string& system, const std::string& event) const
-    {
-        return dir_ / "events" / system / event;
-    }
-
-    // Writes the kernel filter; returns the kernel's complaint when it refuses it.
-    std::string set_filter(const std::string& system, const std::string& event, const std::string& expr)
-    {
-        touched_.emplace_back(system, event);
-        std::ofstream out(event_dir(system, event) / "filter");
-        out << expr << std::flush;
-        if (out)
-            return "";
-        std::ifstream in(event_dir(system, event) / "filter");
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
-    }
-
-    void enable(const std::string& system, const std::string& event, bool on)
-    {
-        touched_.emplace_back(system, event);
-        std::ofstream(event_dir(system, event) / "enable") << (on ? "1" : "0") << std::flush;
-    }
-
-    // The buffer's events, then empties it.
-    std::vector<std::string> take_lines()
-    {
-        std::ifstream in(dir_ / "trace");
-        std::vector<std::string> lines;
-        for (std::string line; std::getline(in, line);)
-            if (!line.empty() && line[0] != '#')
-                lines.push_back(line);
-        in.close();
-        std::ofstream(dir_ / "trace", std::ios::trunc).flush();
-        return lines;
-    }
-
-private:
-    static void write_quietly(const fs::path& file, const std::string& text)
-    {
-        std::ofstream out(file);
-        out << text << std::flush;
-    }
-
-    fs::path dir_;
-    std::vector<std::pair<std::string, std::string>> touched_;
-};
+using tpkit::live::TraceInstance;
 
 std::string join(const std::vector<std::string>& v)
 {
@@ -683,7 +612,7 @@ TEST(FilterLive, SelectsTheSameEventsAsTheKernelsFilter)
 {
     TPKIT_REQUIRE_LIVE();
     ProcessState restore;
-    TraceInstance trace;
+    TraceInstance trace("filter");
     int nonempty = 0, partial = 0, expressions = 0;
     const std::string tid = std::to_string(test_tid());
 
@@ -774,7 +703,7 @@ TEST(FilterLive, LongStringsAsTheKernelMatchesThem)
     // whose markers lie past byte 128, under patterns of each kind. (Longer paths would not fit
     // in a page of ftrace's buffer, where the kernel's side of the comparison is read.)
     TPKIT_REQUIRE_LIVE();
-    TraceInstance trace;
+    TraceInstance trace("filter");
     ExecPaths exec;
     auto format = live_format("sched", "sched_process_exec");
     const std::string front = "\"" + exec.paths()[0].substr(0, 31) + "\"";

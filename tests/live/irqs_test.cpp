@@ -8,20 +8,23 @@
 //   C  before it is stopped          D  after it exited (its programs detached)
 // Every handler counted in /proc between B and C ran while the tool was attached, so the tool
 // counted it: C - B <= tool. Every handler the tool counted ran after A and before D:
-// tool <= D - A. Both bounds hold for every vector and every IRQ name at once; a tool that
-// counts one handler too few or too many, under a wrong name, or on a wrong CPU, breaks one of
-// them for some key. The kernel counts a softirq or an IRQ once per handler run, just before
-// the tracepoint at its entry, and the tool counts the runs whose entry and exit it saw.
+// tool <= D - A. For softirqs both bounds hold for every vector at once; a tool that counts one
+// run too few or too many, under a wrong name, or on a wrong CPU, breaks one of them for some
+// vector. The kernel counts a softirq or an IRQ once per handler run, just before the
+// tracepoint at its entry, and the tool counts the runs whose entry and exit it saw. For hard
+// IRQs only the upper bound holds for every name: the test's own device is held to the kernel's
+// trace of its handler instead (see expect_hardirqs_bound).
 //
 // So that the comparison is not only over what happens to run, the test drives its own events
 // between B and C, and requires them to be there (C - B > 0): NET_RX softirqs from a loopback
 // storm in a private network namespace, on the one CPU the test pins itself to and the tool
 // watches (-c); and the interrupts of a device that only the test uses (virtio-rng read
 // through /dev/hwrng, or the RTC's update interrupt through /dev/rtc0), which nothing else on
-// the machine provokes, so for that IRQ the bounds meet: the count equals the /proc delta.
+// the machine provokes, so for that IRQ the count equals the runs of its handler.
 #include "live.hpp"
 #include "private_netns.hpp"
 #include "tool_run.hpp"
+#include "trace_instance.hpp"
 
 #include <fcntl.h>
 #include <linux/rtc.h>
@@ -31,12 +34,14 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 using namespace std::chrono_literals;
 using tpkit::live::ToolRun;
@@ -122,10 +127,11 @@ std::uint64_t count_of(const Snapshot& snapshot, const std::string& name, int cp
     return sum;
 }
 
-// Checks C - B <= tool <= D - A for every name of the snapshots and of the tool's output, on
-// `cpu` (or all of them, -1).
+// Checks tool <= D - A for every name of the snapshots and of the tool's output, and C - B <=
+// tool for those `exact` accepts, on `cpu` (or all of them, -1).
 void expect_bound(const std::map<std::string, std::uint64_t>& tool, const Snapshot& a,
-                  const Snapshot& b, const Snapshot& c, const Snapshot& d, int cpu)
+                  const Snapshot& b, const Snapshot& c, const Snapshot& d, int cpu,
+                  const std::function<bool(const std::string&)>& exact)
 {
     for (const auto& [name, counted] : tool)
         EXPECT_TRUE(d.count(name)) << name << " is counted, but not a name the kernel lists";
@@ -134,7 +140,8 @@ void expect_bound(const std::map<std::string, std::uint64_t>& tool, const Snapsh
         const std::uint64_t counted = it == tool.end() ? 0 : it->second;
         const std::uint64_t inner = count_of(c, name, cpu) - count_of(b, name, cpu);
         const std::uint64_t outer = count_of(d, name, cpu) - count_of(a, name, cpu);
-        EXPECT_LE(inner, counted) << name << ": the kernel counted more while attached";
+        if (exact(name))
+            EXPECT_LE(inner, counted) << name << ": the kernel counted more while attached";
         EXPECT_LE(counted, outer) << name << ": more than the kernel counted at all";
     }
 }
@@ -193,7 +200,8 @@ void expect_softirqs_bound(const std::string& mode)
 
     ASSERT_GT(count_of(c, "net_rx", cpu) - count_of(b, "net_rx", cpu), 0u)
         << "the loopback storm raised no NET_RX softirq on CPU " << cpu;
-    expect_bound(counts_printed(tool, "softirq"), a, b, c, d, cpu);
+    expect_bound(counts_printed(tool, "softirq"), a, b, c, d, cpu,
+                 [](const std::string&) { return true; });
 }
 
 // The device only this test uses: its IRQ's handler name, and how to make it interrupt.
@@ -243,13 +251,35 @@ std::optional<TestDevice> rtc()
                       }};
 }
 
-} // namespace
+// The IRQ number of the /proc/interrupts line that lists `handler`; -1 when none does.
+int irq_of(const std::string& handler)
+{
+    std::ifstream proc("/proc/interrupts");
+    for (std::string line; std::getline(proc, line);)
+        if (line.size() >= handler.size() &&
+            line.compare(line.size() - handler.size(), handler.size(), handler) == 0)
+            return std::atoi(line.c_str());
+    return -1;
+}
 
-TEST(SoftirqsExact, CountsAreBoundByProcSoftirqsOnOneCpu) { expect_softirqs_bound("-C"); }
+// The CPU of a line of the kernel's trace ("  <idle>-0  [001] d.h.. …").
+int cpu_of_trace_line(const std::string& line)
+{
+    const auto open = line.find('[');
+    return open == std::string::npos ? -1 : std::atoi(line.c_str() + open + 1);
+}
 
-TEST(SoftirqsExact, HistogramTotalsAreBoundByProcSoftirqsOnOneCpu) { expect_softirqs_bound("-d"); }
-
-TEST(HardirqsExact, CountsAreBoundByProcInterrupts)
+// All CPUs, or with -c only `cpu`: the device's interrupts may land on another one, and the tool
+// must not count them there (its count on `cpu` is bound like every other).
+//
+// For the device's handler, the oracle is the kernel's own trace of irq:irq_handler_exit
+// (a private trace instance, filtered on its IRQ), switched on after B and off before C: inside
+// the tool's window, and the device interrupts for nobody but the test, so the tool counts
+// exactly the runs the kernel traced. /proc's deltas are only an upper bound here: on the 6.18
+// host under load, BPF programs on these raw tracepoints missed some handler runs that the
+// kernel counted and traced (seen: 497 and 510 of 512; libbpf-tools' hardirqs, run side by side,
+// missed the same ones: 499 of 512), which this test then reports.
+void expect_hardirqs_bound(int cpu)
 {
     TPKIT_REQUIRE_LIVE();
     auto device = virtio_rng();
@@ -257,22 +287,90 @@ TEST(HardirqsExact, CountsAreBoundByProcInterrupts)
         device = rtc();
     if (!device)
         GTEST_SKIP() << "no device only this test would make interrupt (virtio-rng, an RTC)";
+    const std::string& handler = device->handler;
+    const int irq = irq_of(handler);
+    ASSERT_GE(irq, 0) << handler << " is not in /proc/interrupts";
     const int cpus = cpu_count();
+    std::vector<std::string> argv{tpkit::live::tool_path("hardirqs"), "-C", "--json"};
+    if (cpu >= 0)
+        argv.insert(argv.end(), {"-c", std::to_string(cpu)});
+    tpkit::live::TraceInstance trace("irqs");
+    ASSERT_EQ(trace.set_filter("irq", "irq_handler_exit", "irq == " + std::to_string(irq)), "");
 
     const Snapshot a = proc_interrupts(cpus);
-    ToolRun tool({tpkit::live::tool_path("hardirqs"), "-C", "--json"});
+    ToolRun tool(argv);
     ASSERT_TRUE(tool.wait_until_attached(2, 20s)) << tool.stderr_text();
     const Snapshot b = proc_interrupts(cpus);
+    trace.enable("irq", "irq_handler_exit", true);
     device->provoke();
-    const Snapshot c = proc_interrupts(cpus);
+    // The last read may leave a request in flight (virtio-rng refills its buffer): the trace
+    // ends once the device has gone quiet.
+    Snapshot c = proc_interrupts(cpus);
+    for (auto quiet_until = std::chrono::steady_clock::now() + tpkit::live::patient(100ms),
+              give_up = std::chrono::steady_clock::now() + tpkit::live::patient(5s);
+         std::chrono::steady_clock::now() < quiet_until &&
+         std::chrono::steady_clock::now() < give_up;) {
+        std::this_thread::sleep_for(10ms);
+        Snapshot now = proc_interrupts(cpus);
+        if (count_of(now, handler, -1) != count_of(c, handler, -1))
+            quiet_until = std::chrono::steady_clock::now() + tpkit::live::patient(100ms);
+        c = std::move(now);
+    }
+    trace.enable("irq", "irq_handler_exit", false);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     const Snapshot d = proc_interrupts(cpus);
 
+    std::uint64_t traced = 0, traced_everywhere = 0;
+    for (const auto& line : trace.take_lines()) {
+        traced_everywhere++;
+        if (cpu < 0 || cpu_of_trace_line(line) == cpu)
+            traced++;
+    }
+    ASSERT_GT(traced_everywhere, 0u) << handler << " did not interrupt";
     const auto counted = counts_printed(tool, "hardirq");
-    expect_bound(counted, a, b, c, d, -1);
-    const std::uint64_t provoked = count_of(c, device->handler, -1) - count_of(b, device->handler, -1);
-    ASSERT_GT(provoked, 0u) << device->handler << " did not interrupt";
-    // Nothing else makes this device interrupt: the bounds meet.
-    EXPECT_EQ(count_of(d, device->handler, -1) - count_of(a, device->handler, -1), provoked);
-    EXPECT_EQ(counted.count(device->handler) ? counted.at(device->handler) : 0, provoked);
+    expect_bound(counted, a, b, c, d, cpu, [](const std::string&) { return false; });
+    EXPECT_EQ(counted.count(handler) ? counted.at(handler) : 0, traced) << handler;
+}
+
+} // namespace
+
+TEST(SoftirqsExact, CountsAreBoundByProcSoftirqsOnOneCpu) { expect_softirqs_bound("-C"); }
+
+TEST(SoftirqsExact, HistogramTotalsAreBoundByProcSoftirqsOnOneCpu) { expect_softirqs_bound("-d"); }
+
+// Times cannot be checked against the kernel's counters, but they are bound too: on one CPU,
+// softirqs took no more time than passed, and the storm's NET_RX softirqs took some.
+TEST(SoftirqsExact, TimesOnOneCpuFitInTheWindow)
+{
+    TPKIT_REQUIRE_LIVE();
+    const int cpu = cpu_count() - 1;
+    PinnedTo pin(cpu);
+    ASSERT_TRUE(pin.pinned());
+    tpkit::live::PrivateNetns ns;
+
+    const auto start = std::chrono::steady_clock::now();
+    ToolRun tool({tpkit::live::tool_path("softirqs"), "-N", "-c", std::to_string(cpu), "--json"});
+    ASSERT_TRUE(tool.wait_until_attached(2, 20s)) << tool.stderr_text();
+    ns.send_datagrams(100, 300);
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - start);
+
+    std::uint64_t total = 0, net_rx = 0;
+    for (const auto& line : tool.lines()) {
+        auto row = tpkit::live::parse_flat_json(line);
+        ASSERT_TRUE(row.count("softirq") && row.count("total_nsecs")) << line;
+        total += std::stoull(row["total_nsecs"]);
+        if (row["softirq"] == "net_rx")
+            net_rx = std::stoull(row["total_nsecs"]);
+    }
+    EXPECT_GT(net_rx, 0u);
+    EXPECT_LE(total, static_cast<std::uint64_t>(window.count()));
+}
+
+TEST(HardirqsExact, CountsAreBoundByProcInterrupts) { expect_hardirqs_bound(-1); }
+
+TEST(HardirqsExact, CountsOnOneCpuAreBoundByProcInterrupts)
+{
+    expect_hardirqs_bound(cpu_count() - 1);
 }

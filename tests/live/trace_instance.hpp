@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The kernel's own trace of an event, for tests that compare a tool with it.
+#pragma once
+
+#include <tpkit/tracefs.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tpkit::live {
+
+// A private trace instance: its own buffer, event enables and filters, so the test neither sees
+// nor disturbs anyone else's tracing. Removing it drops all of that, also when a test fails.
+class TraceInstance {
+public:
+    // purpose: a word that names the instance (tpkit-PURPOSE-PID) for whoever lists them.
+    explicit TraceInstance(const std::string& purpose)
+        : dir_(tpkit::tracefs_root() / "instances" /
+               ("tpkit-" + purpose + "-" + std::to_string(getpid())))
+    {
+        std::filesystem::create_directory(dir_);
+        // The default clock is per CPU: when the test migrates between CPUs, `trace` would merge
+        // the CPUs' events out of order.
+        std::ofstream(dir_ / "trace_clock") << "mono" << std::flush;
+    }
+    ~TraceInstance()
+    {
+        for (const auto& [system, event] : touched_) {
+            write_quietly(event_dir(system, event) / "enable", "0");
+            write_quietly(event_dir(system, event) / "filter", "0");
+        }
+        write_quietly(dir_ / "trace", "");
+        std::error_code ec;
+        std::filesystem::remove(dir_, ec);
+    }
+    TraceInstance(const TraceInstance&) = delete;
+    TraceInstance& operator=(const TraceInstance&) = delete;
+
+    std::filesystem::path event_dir(const std::string& system, const std::string& event) const
+    {
+        return dir_ / "events" / system / event;
+    }
+
+    // Writes the kernel filter; returns the kernel's complaint when it refuses it.
+    std::string set_filter(const std::string& system, const std::string& event, const std::string& expr)
+    {
+        touched_.emplace_back(system, event);
+        std::ofstream out(event_dir(system, event) / "filter");
+        out << expr << std::flush;
+        if (out)
+            return "";
+        std::ifstream in(event_dir(system, event) / "filter");
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    void enable(const std::string& system, const std::string& event, bool on)
+    {
+        touched_.emplace_back(system, event);
+        std::ofstream(event_dir(system, event) / "enable") << (on ? "1" : "0") << std::flush;
+    }
+
+    // The buffer's events, then empties it.
+    std::vector<std::string> take_lines()
+    {
+        std::ifstream in(dir_ / "trace");
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(in, line);)
+            if (!line.empty() && line[0] != '#')
+                lines.push_back(line);
+        in.close();
+        std::ofstream(dir_ / "trace", std::ios::trunc).flush();
+        return lines;
+    }
+
+private:
+    static void write_quietly(const std::filesystem::path& file, const std::string& text)
+    {
+        std::ofstream out(file);
+        out << text << std::flush;
+    }
+
+    std::filesystem::path dir_;
+    std::vector<std::pair<std::string, std::string>> touched_;
+};
+
+} // namespace tpkit::live
