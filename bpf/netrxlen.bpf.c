@@ -6,16 +6,12 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/hist.bpf.h>
 #include <tpkit/maps.bpf.h>
+#include "netdev.bpf.h"
 #include "netrxlen.h"
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/net.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* A device name means something only inside a network namespace: --dev gives both. */
-const volatile __u32 target_ifindex = 0;
-const volatile __u32 target_netns = 0;
-const volatile bool per_dev = false;
 
 TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct netrxlen_key, struct tpkit_log2_hist);
 TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
@@ -23,14 +19,11 @@ TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
 static __always_inline bool device_selected(void *ctx)
 {
 	struct sk_buff *skb;
-	struct net_device *dev;
 
 	if (!target_ifindex)
 		return true;
 	skb = (struct sk_buff *)tpkit_netif_receive_skb_skbaddr(ctx);
-	dev = BPF_CORE_READ(skb, dev);
-	return BPF_CORE_READ(dev, ifindex) == target_ifindex &&
-	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == target_netns;
+	return net_device_selected(BPF_CORE_READ(skb, dev));
 }
 
 SEC("tracepoint")

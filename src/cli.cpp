@@ -121,11 +121,16 @@ void Cli::add_map_memory()
         ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
 }
 
-void Cli::add_disk(std::string& disk)
+void Cli::release_short_duration()
 {
     if (duration_ && app_.remove_option(duration_))
         duration_ = app_.add_option("--duration", options_.duration, "stop after SECONDS")
                         ->check(positive_number);
+}
+
+void Cli::add_disk(std::string& disk)
+{
+    release_short_duration();
     app_.add_option("-d,--disk", disk, "only I/O to this disk or partition (sda, loop3, nvme0n1p2)");
 }
 

@@ -3,20 +3,11 @@
 #include "netrxlen.h"
 #include "netrxlen.skel.h"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/columns.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include "net_hists.hpp"
+
 #include <tpkit/tracefs.hpp>
 
 #include <fmt/core.h>
-#include <net/if.h>
-#include <sys/stat.h>
-
-#include <cstring>
 
 namespace {
 
@@ -28,43 +19,10 @@ constexpr const char* examples = R"(  netrxlen                  # histogram of e
   netrxlen --json -d 10     # after 10 seconds, the histogram as JSON
 )";
 
-constexpr std::uint32_t max_devices = 1024;
-
 struct Options {
     std::string event = "netif_receive_skb";
-    std::string dev;
-    bool per_dev = false;
+    tpkit::net_hists::Options net;
 };
-
-std::uint32_t current_netns_inode()
-{
-    struct stat st{};
-    if (stat("/proc/self/ns/net", &st) != 0)
-        throw tpkit::Error(tpkit::Exit::failure, "cannot read /proc/self/ns/net");
-    return static_cast<std::uint32_t>(st.st_ino);
-}
-
-// The histograms since the previous call: one per device with --per-dev, else one (also when
-// empty, so that JSON readers get a total of 0).
-tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
-{
-    tpkit::Reading reading;
-    auto entries = hists.drain();
-    missed.report();
-    if (entries.empty() && !options.per_dev)
-        entries.push_back({{}, {}});
-    for (const auto& entry : entries) {
-        std::vector<tpkit::Label> labels{{"event", "net:" + options.event}};
-        if (options.per_dev) {
-            netrxlen_key key{};
-            std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
-            labels.push_back({"dev", std::string(tpkit::text_of(key.dev))});
-        }
-        reading.metrics.push_back({"len", "received packet lengths", "bytes", std::move(labels),
-                                   tpkit::Histogram::from_log2(entry.counters)});
-    }
-    return reading;
-}
 
 } // namespace
 
@@ -76,41 +34,34 @@ int main(int argc, char** argv)
     cli.add_interval_count();
     cli.app().add_option("--event", options.event,
                          "netif_receive_skb (default) or netif_rx");
-    cli.app().add_option("--dev", options.dev, "only packets received on device DEV");
-    cli.app().add_flag("--per-dev", options.per_dev, "one histogram per device");
+    tpkit::net_hists::add_options(cli, options.net, "packets received");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        const tpkit::CommonOptions& common = cli.options();
         if (options.event.rfind("net:", 0) == 0)
             options.event.erase(0, 4);
         if (options.event != "netif_receive_skb" && options.event != "netif_rx")
             throw tpkit::Error(tpkit::Exit::unknown_target,
                                fmt::format("unknown event '{}': netrxlen counts at "
                                            "netif_receive_skb or netif_rx", options.event));
-        std::uint32_t ifindex = 0;
-        if (!options.dev.empty()) {
-            ifindex = if_nametoindex(options.dev.c_str());
-            if (ifindex == 0)
-                throw tpkit::Error(tpkit::Exit::unknown_target,
-                                   fmt::format("unknown device '{}'", options.dev));
-        }
-        tpkit::tracefs_root();
-
         auto skel = tpkit::Skeleton<netrxlen_bpf>::open("netrxlen");
-        tpkit::apply_task_filters(*skel, common);
-        skel->rodata->target_ifindex = ifindex;
-        skel->rodata->target_netns = ifindex ? current_netns_inode() : 0;
-        skel->rodata->per_dev = options.per_dev;
-        tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
-        hists.set_max_entries(options.per_dev ? max_devices : 1);
-        skel.load();
-        auto link = tpkit::attach_tracepoint(skel->progs.packet_received, "net", options.event);
+        tpkit::net_hists::select_device(*skel, options.net);
+        tpkit::tracefs_root();
+        tpkit::apply_task_filters(*skel, cli.options());
 
-        tpkit::MissedWatch missed("netrxlen", skel->maps.tpkit_missed,
-                                  fmt::format("more than {} devices", max_devices));
-        tpkit::StopSignal stop(common.duration);
-        tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed); });
+        const tpkit::net_hists::Describe<netrxlen_key> describe{
+            "received packet lengths", [&](const netrxlen_key& key) {
+                std::vector<tpkit::Label> labels{{"event", "net:" + options.event}};
+                if (options.net.per_dev)
+                    labels.push_back({"dev", std::string(tpkit::text_of(key.dev))});
+                return labels;
+            }};
+        tpkit::Link link{nullptr, bpf_link__destroy};
+        tpkit::net_hists::run<netrxlen_bpf, netrxlen_key>(
+            cli, skel, options.net.per_dev, describe, [&](auto& loaded) {
+                link = tpkit::attach_tracepoint(loaded->progs.packet_received, "net",
+                                                options.event);
+            });
     });
 }

@@ -55,8 +55,10 @@ public:
     void add_streaming();
     // --max-map-memory, for tools whose options size their maps (--max-keys).
     void add_map_memory();
-    // -d/--disk DISK, as bcc's block tools have it (after add_common(): --duration then keeps
-    // its long name only).
+    // After add_common(): --duration keeps its long name only, so that the tool can give -d the
+    // meaning its bcc original has (a disk, histograms).
+    void release_short_duration();
+    // -d/--disk DISK, as bcc's block tools have it (release_short_duration() first).
     void add_disk(std::string& disk);
 
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and

@@ -6,6 +6,8 @@
 
 #include <tpkit/engine.hpp>
 
+#include <bpf/libbpf.h>
+
 #include <fmt/core.h>
 #include <signal.h>
 #include <unistd.h>
@@ -63,6 +65,9 @@ TEST(ToolErrors, UsageErrorsExitTwo)
         "tphist: --loglinear: Value 0 not in range 1 to 4 (see --help)"});
     expect_one_line_error("tphist", {{"syscalls:sys_enter_read", "count", "--loglinear", "5"}, 2,
         "tphist: --loglinear: Value 5 not in range 1 to 4 (see --help)"});
+    for (const std::string tool : {"softirqs", "hardirqs"})
+        expect_one_line_error(tool, {{"-C", "-d"}, 2,
+            tool + ": -C counts events: it cannot be used with -d or -N"});
 }
 
 TEST(ToolErrors, UnknownEventAndDeviceExitFour)
@@ -71,6 +76,12 @@ TEST(ToolErrors, UnknownEventAndDeviceExitFour)
         "netrxlen: unknown event 'netif_bogus': netrxlen counts at netif_receive_skb or netif_rx"});
     expect_one_line_error("netrxlen", {{"--dev", "tpk-no-such0"}, 4,
         "netrxlen: unknown device 'tpk-no-such0'"});
+    expect_one_line_error("nettxlen", {{"--dev", "tpk-no-such0"}, 4,
+        "nettxlen: unknown device 'tpk-no-such0'"});
+    for (const std::string tool : {"softirqs", "hardirqs"})
+        expect_one_line_error(tool, {{"-c", "4096"}, 4,
+            tool + ": unknown CPU 4096: this machine has CPUs 0 to " +
+                std::to_string(libbpf_num_possible_cpus() - 1)});
 }
 
 TEST(ToolErrors, WithoutPrivilegesExitThree)

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* What softirqs and hardirqs share in the kernel: the time from a handler's entry to its exit
+ * on one CPU, added to the statistics of its key (struct irq_stats). Neither kind nests on a
+ * CPU (a softirq is never interrupted by another softirq, a hard IRQ handler runs with
+ * interrupts off), so one start time per CPU is enough. */
+#ifndef TPKIT_IRQ_TIME_BPF_H
+#define TPKIT_IRQ_TIME_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <tpkit/hist.bpf.h>
+#include <tpkit/maps.bpf.h>
+#include <tpkit/task.bpf.h>
+#include "softirqs.h"
+
+const volatile __s32 target_cpu = -1; /* -c: only this CPU */
+const volatile bool histograms = false; /* -d */
+const volatile bool nanoseconds = false; /* -N: histograms in nsecs */
+
+/* When the handler running on this CPU was entered; 0 when none was seen entering. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} irq_entered_at SEC(".maps");
+
+TPKIT_ZERO_VALUE(empty_stats, struct irq_stats);
+
+static __always_inline void irq_entered(void)
+{
+	__u32 zero = 0;
+	__u64 *at;
+
+	if (target_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)target_cpu)
+		return;
+	if (!tpkit_current_selected()) /* the task the handler interrupted */
+		return;
+	at = bpf_map_lookup_elem(&irq_entered_at, &zero);
+	if (at)
+		*at = bpf_ktime_get_ns();
+}
+
+/* The time since irq_entered() on this CPU; false when its entry was not seen (it began before
+ * the program was attached, or was not selected). */
+static __always_inline bool irq_exited(__u64 *ns)
+{
+	__u32 zero = 0;
+	__u64 *at = bpf_map_lookup_elem(&irq_entered_at, &zero);
+
+	if (!at || !*at)
+		return false;
+	*ns = bpf_ktime_get_ns() - *at;
+	*at = 0;
+	return true;
+}
+
+static __always_inline void irq_account(void *swapped, const void *key, __u64 ns)
+{
+	void *active = tpkit_active_map(swapped);
+	struct irq_stats *stats;
+
+	if (!active)
+		return;
+	stats = tpkit_lookup_or_zero(active, key, &empty_stats);
+	if (!stats)
+		return;
+	stats->count += 1;
+	stats->total_ns += ns;
+	if (histograms)
+		tpkit_log2_hist_add(&stats->hist, nanoseconds ? ns : ns / 1000);
+}
+
+#endif

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// nettxlen against real packets: UDP datagrams of chosen sizes sent on the loopback device of a
+// private network namespace land in exactly the expected log2 buckets. A transmitted length
+// counts the link-layer header the receive side has already pulled: loopback's 14-byte Ethernet
+// header on top of the 28 bytes of IPv4 and UDP headers. The sizes sit on bucket edges (63|64,
+// 127|128), so a length off by one header lands in the wrong bucket.
+#include "live.hpp"
+#include "private_netns.hpp"
+#include "tool_run.hpp"
+
+#include <signal.h>
+
+#include <map>
+
+namespace {
+
+constexpr std::size_t headers = 14 + 20 + 8; // Ethernet, IPv4, UDP
+constexpr std::size_t marker_payload = 1200; // 1242 bytes: [1024, 2047], apart from the test's
+
+void expect_exact_histogram(const std::vector<std::string>& extra_args, const std::string& key)
+{
+    TPKIT_REQUIRE_LIVE();
+    tpkit::live::PrivateNetns ns;
+    auto tool = ns.start_histogram_tool("nettxlen", extra_args, marker_payload, 1024);
+    ASSERT_TRUE(tool);
+
+    ns.send_datagrams(63 - headers, 7);  // [32, 63]
+    ns.send_datagrams(64 - headers, 5);  // [64, 127]
+    ns.send_datagrams(127 - headers, 11); // [64, 127]
+    ns.send_datagrams(128 - headers, 3); // [128, 255]
+    ns.send_datagrams(342 - headers, 13); // [256, 511]
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+
+    auto counts = tpkit::live::histogram_buckets(tool->lines(), key);
+    counts.erase(1024); // the markers
+    std::map<std::uint64_t, std::uint64_t> expected{{32, 7}, {64, 16}, {128, 3}, {256, 13}};
+    EXPECT_EQ(counts, expected);
+}
+
+} // namespace
+
+TEST(NettxlenExact, ExactBucketsOnLoopback) { expect_exact_histogram({"--dev", "lo"}, ""); }
+
+TEST(NettxlenExact, PerDeviceHistogramIsKeyedByName)
+{
+    expect_exact_histogram({"--dev", "lo", "--per-dev"}, "lo");
+}
+
+// Loopback takes every packet: all under return code 0 (NETDEV_TX_OK).
+TEST(NettxlenExact, PerReturnCodeHistogramIsKeyedByCode)
+{
+    expect_exact_histogram({"--dev", "lo", "--per-dev", "--per-rc"}, "lo 0");
+}

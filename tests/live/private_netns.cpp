@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+#include "private_netns.hpp"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace tpkit::live {
+namespace {
+
+bool loopback_up()
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    ifreq ifr{};
+    std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+    bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
+    ifr.ifr_flags |= IFF_UP;
+    up = up && ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
+    close(fd);
+    return up;
+}
+
+} // namespace
+
+PrivateNetns::PrivateNetns()
+{
+    int ready[2];
+    if (pipe(ready) != 0)
+        throw std::runtime_error("pipe failed");
+    holder_ = fork();
+    if (holder_ == 0) {
+        close(ready[0]);
+        if (unshare(CLONE_NEWNET) != 0 || !loopback_up())
+            _exit(1);
+        char ok = 1;
+        if (write(ready[1], &ok, 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char ok = 0;
+    bool up = read(ready[0], &ok, 1) == 1 && ok == 1;
+    close(ready[0]);
+    if (!up) {
+        kill(holder_, SIGKILL);
+        waitpid(holder_, nullptr, 0);
+        throw std::runtime_error("cannot make a network namespace");
+    }
+}
+
+PrivateNetns::~PrivateNetns()
+{
+    kill(holder_, SIGKILL);
+    waitpid(holder_, nullptr, 0);
+}
+
+void PrivateNetns::send_datagrams(std::size_t payload, int count) const
+{
+    pid_t child = fork();
+    if (child == 0) {
+        int ns = open(path().c_str(), O_RDONLY);
+        if (ns < 0 || setns(ns, CLONE_NEWNET) != 0)
+            _exit(10);
+        int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        int size = 1 << 20;
+        setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+        socklen_t len = sizeof(addr);
+        if (bind(rx, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+            getsockname(rx, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+            _exit(11);
+        std::string data(payload, 'x');
+        static char buf[65536];
+        for (int i = 0; i < count; i++) {
+            if (sendto(tx, data.data(), data.size(), 0, reinterpret_cast<sockaddr*>(&addr),
+                       sizeof(addr)) != static_cast<ssize_t>(payload))
+                _exit(12);
+            if (recv(rx, buf, sizeof(buf), 0) != static_cast<ssize_t>(payload))
+                _exit(13);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "sender status " << status;
+}
+
+std::unique_ptr<ToolRun> PrivateNetns::start_histogram_tool(const std::string& tool,
+                                                            const std::vector<std::string>& args,
+                                                            std::size_t marker_payload,
+                                                            std::uint64_t marker_low) const
+{
+    using namespace std::chrono_literals;
+    std::vector<std::string> argv{"/usr/bin/nsenter", "--net=" + path(), tool_path(tool),
+                                  "--json", "0.1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto run = std::make_unique<ToolRun>(argv);
+    const std::string marker = "\"low\":" + std::to_string(marker_low) + ",";
+    if (poke_until_line(
+            *run, [&] { send_datagrams(marker_payload, 1); },
+            [&](const std::string& l) { return l.find(marker) != std::string::npos; }, 50, 300ms))
+        return run;
+    ADD_FAILURE() << tool << " never counted a marker datagram: " << run->stderr_text();
+    return nullptr;
+}
+
+} // namespace tpkit::live

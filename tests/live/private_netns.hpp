@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// A private network namespace for one live test, its loopback up: packets sent there are the
+// test's alone. It goes away with its holder process on every exit path, and needs no mounts
+// (unlike `ip netns add`).
+#pragma once
+
+#include <sys/types.h>
+
+#include "tool_run.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpkit::live {
+
+class PrivateNetns {
+public:
+    PrivateNetns(); // throws std::runtime_error when no namespace can be made
+    ~PrivateNetns();
+    PrivateNetns(const PrivateNetns&) = delete;
+    PrivateNetns& operator=(const PrivateNetns&) = delete;
+
+    std::string path() const { return "/proc/" + std::to_string(holder_) + "/ns/net"; }
+
+    // Sends `count` UDP datagrams of `payload` bytes to a bound socket on 127.0.0.1 from inside
+    // the namespace, receiving each (a bound receiver: no ICMP port-unreachable packets join
+    // the count; receiving each keeps the socket buffer from ever dropping). Fails the test
+    // when one is not sent or not received whole.
+    void send_datagrams(std::size_t payload, int count) const;
+
+    // Runs TOOL --json 0.1 ARGS inside the namespace and returns it once a histogram it printed
+    // counts one of the marker datagrams (of `marker_payload` bytes, sent until one is seen)
+    // in the bucket from `marker_low`: a handshake that it is attached and its output read.
+    // Null, the test failed, when it never does.
+    std::unique_ptr<ToolRun> start_histogram_tool(const std::string& tool,
+                                                  const std::vector<std::string>& args,
+                                                  std::size_t marker_payload,
+                                                  std::uint64_t marker_low) const;
+
+private:
+    pid_t holder_ = -1;
+};
+
+} // namespace tpkit::live

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What softirqs and hardirqs share: bcc's options (-C counts, -d histograms, -N nanoseconds,
+// -c CPU) and tables (one row per softirq vector or hard IRQ name: its total time, or with -C
+// its count), from statistics counted in the kernel (struct irq_stats, bpf/irq_time.bpf.h) in a
+// swapped map named `stats`, drained each interval. -d is bcc's histograms here, so the common
+// --duration has no short form.
+#pragma once
+
+#include "softirqs.h"
+
+#include <tpkit/cli.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+
+#include <bpf/libbpf.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tpkit::irq_tables {
+
+struct Options {
+    bool count = false;
+    bool histograms = false;
+    bool nanoseconds = false;
+    int cpu = -1;
+};
+
+inline void add_options(Cli& cli, Options& options)
+{
+    auto& app = cli.app();
+    cli.release_short_duration();
+    app.add_flag("-C,--count", options.count, "show event counts instead of timing");
+    app.add_flag("-d,--dist", options.histograms, "show distributions as histograms");
+    app.add_flag("-N,--nanoseconds", options.nanoseconds, "output in nanoseconds");
+    app.add_option("-c,--cpu", options.cpu, "trace this CPU only")
+        ->check(CLI::NonNegativeNumber);
+}
+
+// What a tool counts: the event it counts at ("irq:softirq_exit"), the key's label ("softirq"),
+// what is timed ("time in softirqs"), and the name of a key.
+template <typename Key>
+struct Describe {
+    std::string event;
+    std::string label;
+    std::string help;
+    std::function<std::string(const Key&)> name;
+};
+
+// The table (or histograms) since the previous call, largest first as bcc sorts them.
+template <typename Key>
+Reading collect(const Options& options, SwappedMap& stats, MissedWatch& missed,
+                const Describe<Key>& describe)
+{
+    struct Row {
+        std::string name;
+        std::vector<std::uint64_t> counters; // struct irq_stats, summed over CPUs
+    };
+    std::vector<Row> rows;
+    for (const auto& entry : stats.drain()) {
+        Key key{};
+        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        rows.push_back({describe.name(key), entry.counters});
+    }
+    missed.report();
+    const std::size_t value = options.count ? 0 : 1; // irq_stats.count or .total_ns
+    std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+        return a.counters.at(value) != b.counters.at(value) ? a.counters.at(value) > b.counters.at(value)
+                                                          : a.name < b.name;
+    });
+
+    Reading reading;
+    const std::string unit = options.nanoseconds ? "nsecs" : "usecs";
+    if (!options.histograms) {
+        reading.counter_labels = {describe.label};
+        if (options.count)
+            reading.counter_columns = {{"TOTAL_count", "count", 1, 0, ""}};
+        else
+            reading.counter_columns = {
+                {"TOTAL_" + unit, "time", options.nanoseconds ? 1u : 1000u, 0, ""}};
+    }
+    for (const Row& row : rows) {
+        std::vector<Label> labels{{describe.label, row.name}};
+        if (options.histograms) {
+            std::span<const std::uint64_t> slots(row.counters);
+            reading.metrics.push_back({unit, describe.help, unit,
+                                       {{"event", describe.event}, {describe.label, row.name}},
+                                       Histogram::from_log2(slots.subspan(2))});
+        } else if (options.count) {
+            reading.metrics.push_back({"count", describe.help, "", labels, row.counters.at(0)});
+        } else {
+            reading.metrics.push_back({"time", describe.help, "ns", labels, row.counters.at(1)});
+        }
+    }
+    return reading;
+}
+
+// Checks the options, opens, configures, loads and attaches the tool's programs, and prints
+// every interval until the end.
+template <typename Skel, typename Key>
+void run(const Cli& cli, const Options& options, std::uint32_t max_keys,
+         const Describe<Key>& describe)
+{
+    if (options.count && (options.histograms || options.nanoseconds))
+        throw Error(Exit::usage, "-C counts events: it cannot be used with -d or -N");
+    const int cpus = libbpf_num_possible_cpus();
+    if (options.cpu >= 0 && cpus > 0 && options.cpu >= cpus)
+        throw Error(Exit::unknown_target,
+                    fmt::format("unknown CPU {}: this machine has CPUs 0 to {}", options.cpu,
+                                cpus - 1));
+    const CommonOptions& common = cli.options();
+
+    auto skel = Skeleton<Skel>::open(cli.name());
+    apply_task_filters(*skel, common);
+    skel->rodata->target_cpu = options.cpu;
+    skel->rodata->histograms = options.histograms;
+    skel->rodata->nanoseconds = options.nanoseconds;
+    SwappedMap stats(skel->maps.stats, skel->maps.stats_a, skel->maps.stats_b);
+    stats.set_max_entries(max_keys);
+    skel.load();
+    skel.attach();
+
+    MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
+                       fmt::format("more than {} {}s in an interval", max_keys, describe.label));
+    StopSignal stop(common.duration);
+    run_aggregate(common, stop, [&] { return collect(options, stats, missed, describe); });
+}
+
+// A whole tool's main: the common options, [interval] [count] and add_options(); `describe` is
+// called once running (it may read what the kernel names its keys).
+template <typename Skel, typename Key>
+int tool_main(int argc, char** argv, const std::string& name, const std::string& description,
+         const std::string& examples, std::uint32_t max_keys,
+         const std::function<Describe<Key>()>& describe)
+{
+    Cli cli(name, description, examples);
+    Options options;
+    cli.add_common();
+    cli.add_interval_count();
+    add_options(cli, options);
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+    return run_tool(cli.name(), [&] { run<Skel, Key>(cli, options, max_keys, describe()); });
+}
+
+} // namespace tpkit::irq_tables

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What netrxlen and nettxlen share: log2 histograms of packet lengths filled in the kernel, one
+// or one per device (--per-dev) and per whatever else the tool splits by, only one device's with
+// --dev, drained each interval. Their BPF programs include netdev.bpf.h (the rodata of --dev and
+// --per-dev) and have one swapped map, hists, whose key begins with the device name.
+#pragma once
+
+#include <tpkit/cli.hpp>
+#include <tpkit/columns.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+
+#include <fmt/core.h>
+#include <net/if.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tpkit::net_hists {
+
+struct Options {
+    std::string dev;
+    bool per_dev = false;
+};
+
+// Keys each half of the histograms' map holds when split.
+constexpr std::uint32_t max_keys = 1024;
+
+// --dev and --per-dev; `packets` says which ("packets received").
+inline void add_options(Cli& cli, Options& options, const std::string& packets)
+{
+    cli.app().add_option("--dev", options.dev, "only " + packets + " on device DEV");
+    cli.app().add_flag("--per-dev", options.per_dev, "one histogram per device");
+}
+
+inline std::uint32_t current_netns_inode()
+{
+    struct stat st{};
+    if (stat("/proc/self/ns/net", &st) != 0)
+        throw Error(Exit::failure, "cannot read /proc/self/ns/net");
+    return static_cast<std::uint32_t>(st.st_ino);
+}
+
+// How a tool labels its histograms: the labels of a key (the event first), and what the lengths
+// are ("received packet lengths").
+template <typename Key>
+struct Describe {
+    std::string help;
+    std::function<std::vector<Label>(const Key&)> labels;
+};
+
+// Before load: --dev's device (a name means something only inside a network namespace: its
+// index and this namespace) and --per-dev into the rodata of netdev.bpf.h. Unknown devices are
+// refused here, before anything is loaded.
+template <typename Skel>
+void select_device(Skel& skel, const Options& options)
+{
+    std::uint32_t ifindex = 0;
+    if (!options.dev.empty()) {
+        ifindex = if_nametoindex(options.dev.c_str());
+        if (ifindex == 0)
+            throw Error(Exit::unknown_target, fmt::format("unknown device '{}'", options.dev));
+    }
+    skel.rodata->target_ifindex = ifindex;
+    skel.rodata->target_netns = ifindex ? current_netns_inode() : 0;
+    skel.rodata->per_dev = options.per_dev;
+}
+
+// The histograms since the previous call: one per key when split, else one (also when empty, so
+// that JSON readers get a total of 0).
+template <typename Key>
+Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Describe<Key>& describe)
+{
+    Reading reading;
+    auto entries = hists.drain();
+    missed.report();
+    if (entries.empty() && !split)
+        entries.push_back({{}, {}});
+    for (const auto& entry : entries) {
+        Key key{};
+        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        reading.metrics.push_back({"len", describe.help, "bytes", describe.labels(key),
+                                   Histogram::from_log2(entry.counters)});
+    }
+    return reading;
+}
+
+// Sizes the map, loads, attaches (the skeleton's own attach, or the tool's), and prints the
+// histograms every interval until the end.
+template <typename Skel, typename Key>
+void run(const Cli& cli, Skeleton<Skel>& skel, bool split, const Describe<Key>& describe,
+         const std::function<void(Skeleton<Skel>&)>& attach)
+{
+    SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
+    hists.set_max_entries(split ? max_keys : 1);
+    skel.load();
+    attach(skel);
+    MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
+                       fmt::format("more than {} histograms", max_keys));
+    StopSignal stop(cli.options().duration);
+    run_aggregate(cli.options(), stop, [&] { return collect(hists, missed, split, describe); });
+}
+
+} // namespace tpkit::net_hists
