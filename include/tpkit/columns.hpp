@@ -107,6 +107,13 @@ inline Value cut_text(std::string_view text, bool cut)
     return TextAndJson{std::string(text) + "…", std::move(json)};
 }
 
+// A duration in milliseconds with `decimals` decimals in text (bcc's MS columns), its
+// nanoseconds in JSON (name the key *_ns).
+inline Value milliseconds_value(std::uint64_t ns, int decimals)
+{
+    return TextAndJson{fmt::format("{:.{}f}", ns / 1e6, decimals), std::to_string(ns)};
+}
+
 template <class Event>
 class Columns {
 public:
