@@ -5,6 +5,7 @@
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
 #include "live.hpp"
+#include "net_namespace.hpp"
 #include "tool_run.hpp"
 
 #include "tpkit/stream.hpp"
@@ -110,6 +111,7 @@ const std::vector<ToolSpec> specs{
     // Only this test's own blocking (waiting for its children): the whole machine's stacks, on a
     // busy one, can collide in the stack map, which offcputime rightly reports on stderr.
     {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
+    {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
 };
 
@@ -161,8 +163,8 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
 // A few events of every kind the tools' minimal runs watch: forks (a process and a thread), a
 // getppid(), a UDP datagram received on the loopback, an fsync() and an umount2() that fail
 // harmlessly (a pipe cannot be synced; a new directory is no mount point, which the kernel says
-// after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, and an exec
-// of /bin/true.
+// after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, an exec
+// of /bin/true, and one TCP session on the loopback of a network namespace of its own.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -202,6 +204,11 @@ void make_some_events()
         _exit(127);
     }
     waitpid(child, nullptr, 0);
+    {
+        tpkit::live::NetNamespace ns;
+        if (tpkit::live::run_tcp_session(ns, tpkit::live::Inet::v4, 5000, 10, 10).status != 0)
+            throw std::runtime_error("TCP session failed");
+    }
     // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
     std::ifstream("/proc/sys/vm/stat_refresh").get();
     // Reclaim and an OOM kill, inside a memory cgroup of their own (none where no memory cgroup
