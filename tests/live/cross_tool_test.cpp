@@ -112,6 +112,7 @@ const std::vector<ToolSpec> specs{
     // busy one, can collide in the stack map, which offcputime rightly reports on stderr.
     {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
     {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
+    {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
 };
 
