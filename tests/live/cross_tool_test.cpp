@@ -113,6 +113,7 @@ const std::vector<ToolSpec> specs{
     {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
     {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
+    {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
 };
 
