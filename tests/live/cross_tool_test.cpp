@@ -114,6 +114,7 @@ const std::vector<ToolSpec> specs{
     {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
+    {"tcpaccept", Kind::tracer, {}, {"accept_exit", "accept4_exit"}, 2, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
 };
 
