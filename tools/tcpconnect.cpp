@@ -123,8 +123,8 @@ int main(int argc, char** argv)
             return;
         }
         Counter counter;
-        tpkit::run_stream<tcpconnect_bpf, Event>(cli, [&](const Event& e) { counter.add(e); },
-                                                 configure);
-        counter.print(cli.options());
+        tpkit::run_stream<tcpconnect_bpf, Event>(
+            cli, [&](const Event& e) { counter.add(e); }, configure, {},
+            [&] { counter.print(cli.options()); });
     });
 }

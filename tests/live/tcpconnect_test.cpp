@@ -101,9 +101,9 @@ TEST(TcpconnectExact, CountPerDestination)
     connect_three_times(ns, Inet::v4);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::vector<std::string> expected{
-        "{\"lost_events\":0}",
         "{\"saddr\":\"127.0.0.1\",\"daddr\":\"127.0.0.1\",\"dport\":5004,\"connects\":2}",
         "{\"saddr\":\"127.0.0.1\",\"daddr\":\"127.0.0.1\",\"dport\":5005,\"connects\":1}",
+        "{\"lost_events\":0}",
     };
     EXPECT_EQ(tool.lines(), expected);
 }
