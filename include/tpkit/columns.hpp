@@ -67,8 +67,6 @@ struct Column {
               // "time_ns" (wall clock, ns) in JSON
         seconds, // get() gives nanoseconds (a duration): seconds with two decimals in text, like
                  // bcc's AGE(s), the nanoseconds in JSON (name the key *_ns)
-        milliseconds, // get() gives nanoseconds: milliseconds with three decimals in text, like
-                      // bcc's LAT(ms), the nanoseconds in JSON (name the key *_ns)
     };
     std::string_view heading; // empty: in JSON only
     std::string_view key;     // JSON member
@@ -89,13 +87,6 @@ Column<Event> seconds_column(std::string_view heading, std::string_view key, int
                              Value (*get)(const Event&))
 {
     return {heading, key, width, Align::right, get, Column<Event>::Kind::seconds};
-}
-
-template <class Event>
-Column<Event> milliseconds_column(std::string_view heading, std::string_view key, int width,
-                                  Value (*get)(const Event&))
-{
-    return {heading, key, width, Align::right, get, Column<Event>::Kind::milliseconds};
 }
 
 // A fixed-size, possibly unterminated char array (comm, device names) as text.
@@ -144,6 +135,13 @@ template <class Event>
 Column<Event> task_time_column()
 {
     return time_column<Event>([](const Event& e) -> Value { return e.task.timestamp_ns; });
+}
+
+// A duration in milliseconds with `decimals` decimals in text (bcc's MS columns), its
+// nanoseconds in JSON (name the key *_ns).
+inline Value milliseconds_value(std::uint64_t ns, int decimals)
+{
+    return TextAndJson{fmt::format("{:.{}f}", ns / 1e6, decimals), std::to_string(ns)};
 }
 
 template <class Event>
@@ -205,12 +203,9 @@ public:
                 cell(out, first, time, width(c, options), c.align);
                 continue;
             }
-            if (c.kind == Column<Event>::Kind::seconds ||
-                c.kind == Column<Event>::Kind::milliseconds) {
-                bool ms = c.kind == Column<Event>::Kind::milliseconds;
-                double ns = double(std::get<std::uint64_t>(v));
-                cell(out, first, ms ? fmt::format("{:.3f}", ns / 1e6) : fmt::format("{:.2f}", ns / 1e9),
-                     c.width, c.align);
+            if (c.kind == Column<Event>::Kind::seconds) {
+                cell(out, first, fmt::format("{:.2f}", std::get<std::uint64_t>(v) / 1e9), c.width,
+                     c.align);
                 continue;
             }
             std::visit([&](const auto& x) {

@@ -45,14 +45,16 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
 
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which
 // programs load, loads, attaches every program (by its SEC name), calls `attached` once, then
-// `on_event` once per Event record until a signal or --duration, then reports what was lost.
+// `on_event` once per Event record until a signal or --duration, then `stopped` once (a
+// summary of the events), then reports what was lost.
 // A record shorter than Event (a variable-size event's used prefix) leaves the rest zero, but
 // the perf buffer pads records with stale bytes: such an event says itself how much of its tail
 // is valid (emit.bpf.h).
 template <class Skel, class Event>
 void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_event,
                 const std::function<void(Skel&)>& configure = {},
-                const std::function<void()>& attached = {})
+                const std::function<void()>& attached = {},
+                const std::function<void()>& stopped = {})
 {
     const CommonOptions& options = cli.options();
     auto skel = Skeleton<Skel>::open(cli.name());
@@ -73,6 +75,8 @@ void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_even
     if (attached)
         attached();
     run_stream(reader, stop);
+    if (stopped)
+        stopped();
     report_lost(cli.name(), reader.lost(), options.json);
 }
 

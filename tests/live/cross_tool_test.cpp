@@ -6,6 +6,7 @@
 #include "cgroup_scope.hpp"
 #include "live.hpp"
 #include "loop_device.hpp"
+#include "net_namespace.hpp"
 #include "tool_run.hpp"
 
 #include "tpkit/stream.hpp"
@@ -116,6 +117,10 @@ const std::vector<ToolSpec> specs{
     // Only this test's own blocking (waiting for its children): the whole machine's stacks, on a
     // busy one, can collide in the stack map, which offcputime rightly reports on stderr.
     {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
+    {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
+    {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
+    {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
+    {"tcpaccept", Kind::tracer, {}, {"accept_exit", "accept4_exit"}, 2, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.
@@ -174,7 +179,8 @@ std::size_t line_count(const std::string& text) { return std::count(text.begin()
 // getppid(), a UDP datagram received on the loopback, an fsync() and an umount2() that fail
 // harmlessly (a pipe cannot be synced; a new directory is no mount point, which the kernel says
 // after checking CAP_SYS_ADMIN), a kill() of signal 0, a stat() and an open() of /, an exec
-// of /bin/true, work queued on every CPU, and direct reads of a loop device.
+// of /bin/true, one TCP session on the loopback of a network namespace of its own, work queued
+// on every CPU, and direct reads of a loop device.
 void make_some_events()
 {
     tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
@@ -214,6 +220,11 @@ void make_some_events()
         _exit(127);
     }
     waitpid(child, nullptr, 0);
+    {
+        tpkit::live::NetNamespace ns;
+        if (tpkit::live::run_tcp_session(ns, tpkit::live::Inet::v4, 5000, 10, 10).status != 0)
+            throw std::runtime_error("TCP session failed");
+    }
     // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
     std::ifstream("/proc/sys/vm/stat_refresh").get();
     // Two block reads, one after the other, on a disk of its own (biopattern counts the second).

@@ -140,8 +140,9 @@ void expect_bound(const std::map<std::string, std::uint64_t>& tool, const Snapsh
         const std::uint64_t counted = it == tool.end() ? 0 : it->second;
         const std::uint64_t inner = count_of(c, name, cpu) - count_of(b, name, cpu);
         const std::uint64_t outer = count_of(d, name, cpu) - count_of(a, name, cpu);
-        if (exact(name))
+        if (exact(name)) {
             EXPECT_LE(inner, counted) << name << ": the kernel counted more while attached";
+        }
         EXPECT_LE(counted, outer) << name << ": more than the kernel counted at all";
     }
 }

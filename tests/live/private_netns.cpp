@@ -4,75 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
-#include <stdexcept>
 
 namespace tpkit::live {
-namespace {
-
-bool loopback_up()
-{
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    ifreq ifr{};
-    std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-    bool up = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
-    ifr.ifr_flags |= IFF_UP;
-    up = up && ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
-    close(fd);
-    return up;
-}
-
-} // namespace
-
-PrivateNetns::PrivateNetns()
-{
-    int ready[2];
-    if (pipe(ready) != 0)
-        throw std::runtime_error("pipe failed");
-    holder_ = fork();
-    if (holder_ == 0) {
-        close(ready[0]);
-        if (unshare(CLONE_NEWNET) != 0 || !loopback_up())
-            _exit(1);
-        char ok = 1;
-        if (write(ready[1], &ok, 1) != 1)
-            _exit(1);
-        pause();
-        _exit(0);
-    }
-    close(ready[1]);
-    char ok = 0;
-    bool up = read(ready[0], &ok, 1) == 1 && ok == 1;
-    close(ready[0]);
-    if (!up) {
-        kill(holder_, SIGKILL);
-        waitpid(holder_, nullptr, 0);
-        throw std::runtime_error("cannot make a network namespace");
-    }
-}
-
-PrivateNetns::~PrivateNetns()
-{
-    kill(holder_, SIGKILL);
-    waitpid(holder_, nullptr, 0);
-}
 
 void PrivateNetns::send_datagrams(std::size_t payload, int count) const
 {
     pid_t child = fork();
     if (child == 0) {
-        int ns = open(path().c_str(), O_RDONLY);
-        if (ns < 0 || setns(ns, CLONE_NEWNET) != 0)
+        if (!enter())
             _exit(10);
         int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
         sockaddr_in addr{};

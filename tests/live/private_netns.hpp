@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// A private network namespace for one live test, its loopback up: packets sent there are the
-// test's alone. It goes away with its holder process on every exit path, and needs no mounts
-// (unlike `ip netns add`).
+// UDP datagrams of known sizes in a private network namespace (net_namespace.hpp), and the
+// packet-length histogram tools started there: their packets are the test's alone.
 #pragma once
 
-#include <sys/types.h>
-
+#include "net_namespace.hpp"
 #include "tool_run.hpp"
 
 #include <cstddef>
@@ -16,15 +14,8 @@
 
 namespace tpkit::live {
 
-class PrivateNetns {
+class PrivateNetns : public NetNamespace {
 public:
-    PrivateNetns(); // throws std::runtime_error when no namespace can be made
-    ~PrivateNetns();
-    PrivateNetns(const PrivateNetns&) = delete;
-    PrivateNetns& operator=(const PrivateNetns&) = delete;
-
-    std::string path() const { return "/proc/" + std::to_string(holder_) + "/ns/net"; }
-
     // Sends `count` UDP datagrams of `payload` bytes to a bound socket on 127.0.0.1 from inside
     // the namespace, receiving each (a bound receiver: no ICMP port-unreachable packets join
     // the count; receiving each keeps the socket buffer from ever dropping). Fails the test
@@ -39,9 +30,6 @@ public:
                                                   const std::vector<std::string>& args,
                                                   std::size_t marker_payload,
                                                   std::uint64_t marker_low) const;
-
-private:
-    pid_t holder_ = -1;
 };
 
 } // namespace tpkit::live

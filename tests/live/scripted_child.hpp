@@ -85,6 +85,12 @@ public:
     int go_and_wait()
     {
         go();
+        return wait();
+    }
+
+    // Waits for it to exit once go() let it act; act's result (or 128 + signal).
+    int wait()
+    {
         int status = 0;
         waitpid(pid_, &status, 0);
         reaped_ = true;

@@ -17,8 +17,8 @@ struct Stall {
 
 const tpkit::Columns<Stall> columns{{
     tpkit::seconds_column<Stall>("AGE(s)", "age_ns", 7, [](const Stall& s) -> tpkit::Value { return s.age_ns; }),
-    tpkit::milliseconds_column<Stall>("LAT(ms)", "latency_ns", 8,
-                                      [](const Stall& s) -> tpkit::Value { return s.latency_ns; }),
+    {"LAT(ms)", "latency_ns", 8, tpkit::Align::right,
+     [](const Stall& s) { return tpkit::milliseconds_value(s.latency_ns, 3); }},
     {"PAGES", "pages", 5, tpkit::Align::right, [](const Stall& s) -> tpkit::Value { return s.pages; }},
     {"", "free_kb", 0, tpkit::Align::right, [](const Stall&) -> tpkit::Value { return tpkit::absent; }},
 }};

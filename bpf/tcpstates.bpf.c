@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Every TCP state change, with how long the socket spent in the state it leaves, from the raw
+ * sock:inet_sock_set_state tracepoint (its socket read with CO-RE). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <tpkit/emit.bpf.h>
+#include <tpkit/inet.bpf.h>
+#include <tpkit/task.bpf.h>
+#include <tpkit/timing.bpf.h>
+#include <tpkit/tp/sock_raw.h>
+#include "tcpstates.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* When each socket entered its current state, keyed by its address; forgotten at TCP_CLOSE. */
+TPKIT_TIMING_MAP(state_since, __u64);
+
+SEC("raw_tp/inet_sock_set_state")
+int state_change(struct bpf_raw_tracepoint_args *ctx)
+{
+	const struct sock *sk = tpkit_inet_sock_set_state_raw_sk(ctx);
+	struct tcpstates_event event = {};
+	__u64 key = (__u64)sk;
+
+	if (!tpkit_sock_is_tcp(sk))
+		return 0;
+	tpkit_read_inet_tuple(sk, &event.tuple);
+	if (!tpkit_inet_selected(&event.tuple))
+		return 0;
+	event.newstate = tpkit_inet_sock_set_state_raw_newstate(ctx);
+	event.old_state_seen = tpkit_timing_elapsed(&state_since, &key, &event.old_state_ns);
+	if (event.newstate != TCP_CLOSE)
+		tpkit_timing_start(&state_since, &key);
+	if (!tpkit_current_selected())
+		return 0;
+	tpkit_fill_task_header(&event.task);
+	event.skaddr = key;
+	event.oldstate = tpkit_inet_sock_set_state_raw_oldstate(ctx);
+	tpkit_emit(ctx, &event, sizeof(event));
+	return 0;
+}

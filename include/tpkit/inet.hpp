@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What the TCP tools share in user space: addresses and TCP states as text, and their socket
+// filters (-4, -6, port lists) from the command line into the BPF side's rodata
+// (bpf/include/tpkit/inet.bpf.h).
+#pragma once
+
+#include "tpkit/inet.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpkit {
+
+// An address as the kernel prints it (%pI4, %pI6c): 127.0.0.1, ::1, ::ffff:127.0.0.1.
+std::string address_text(std::uint16_t family, const std::uint8_t (&address)[16]);
+
+inline std::string local_address_text(const tpkit_inet_tuple& t) { return address_text(t.family, t.saddr); }
+inline std::string remote_address_text(const tpkit_inet_tuple& t) { return address_text(t.family, t.daddr); }
+
+// 4 or 6, as bcc's IP column shows the family.
+unsigned ip_version(const tpkit_inet_tuple& t);
+
+// A TCP state as bcc's tools name it (the kernel's TCP_ESTABLISHED: "ESTABLISHED"); a number
+// the kernel does not define: "UNKNOWN".
+std::string_view tcp_state_name(int state);
+
+// Which sockets a TCP tool shows: the family, and the ports one of which the local (remote) port
+// must be; empty lists: any port.
+struct InetFilter {
+    std::uint16_t family = 0; // AF_INET, AF_INET6, 0: both
+    std::vector<std::uint16_t> local_ports;
+    std::vector<std::uint16_t> remote_ports;
+};
+
+// -4/--ipv4 and -6/--ipv6 (one or the other) into filter.family.
+void add_family_options(CLI::App& app, InetFilter& filter);
+
+// -4, -6, -L/--localport PORTS and -D/--remoteport PORTS into filter; `what` names what they
+// select ("sockets", "sessions").
+void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::string& what);
+
+// An option taking a comma-separated list of ports (1 to 65535, at most TPKIT_MAX_PORTS); a
+// bad list is a usage error naming the port.
+CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vector<std::uint16_t>& ports,
+                              const std::string& description);
+
+// The filter into a skeleton's rodata (inet.bpf.h), before load.
+template <class Skel>
+void apply_inet_filter(Skel& skel, const InetFilter& filter)
+{
+    skel.rodata->tpkit_target_family = filter.family;
+    for (std::size_t i = 0; i < filter.local_ports.size() && i < TPKIT_MAX_PORTS; i++)
+        skel.rodata->tpkit_target_lports[i] = filter.local_ports[i];
+    for (std::size_t i = 0; i < filter.remote_ports.size() && i < TPKIT_MAX_PORTS; i++)
+        skel.rodata->tpkit_target_rports[i] = filter.remote_ports[i];
+}
+
+} // namespace tpkit

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+#include "tpkit/inet.hpp"
+
+#include <fmt/format.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <array>
+#include <charconv>
+
+namespace tpkit {
+
+std::string address_text(std::uint16_t family, const std::uint8_t (&address)[16])
+{
+    // inet_ntop's text is the kernel's: dotted quads, and RFC 5952's compressed IPv6 with a
+    // v4-mapped address's last 32 bits as a dotted quad (%pI6c does the same).
+    char text[INET6_ADDRSTRLEN] = {};
+    if (!inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, address, text, sizeof(text)))
+        return "?";
+    return text;
+}
+
+unsigned ip_version(const tpkit_inet_tuple& t) { return t.family == AF_INET6 ? 6 : 4; }
+
+std::string_view tcp_state_name(int state)
+{
+    // include/net/tcp_states.h, numbered from TCP_ESTABLISHED = 1
+    static constexpr std::array<std::string_view, 13> names{
+        "UNKNOWN",   "ESTABLISHED", "SYN_SENT", "SYN_RECV",   "FIN_WAIT1", "FIN_WAIT2",  "TIME_WAIT",
+        "CLOSE",     "CLOSE_WAIT",  "LAST_ACK", "LISTEN",     "CLOSING",   "NEW_SYN_RECV",
+    };
+    return state > 0 && state < int(names.size()) ? names[state] : names[0];
+}
+
+void add_family_options(CLI::App& app, InetFilter& filter)
+{
+    auto* v4 = app.add_flag_callback("-4,--ipv4", [&filter] { filter.family = AF_INET; },
+                                     "only IPv4 sockets");
+    auto* v6 = app.add_flag_callback("-6,--ipv6", [&filter] { filter.family = AF_INET6; },
+                                     "only IPv6 sockets (v4-mapped addresses included)");
+    v4->excludes(v6);
+}
+
+namespace {
+
+// Empty when `list` is a valid port list, else what is wrong with it.
+std::string port_list_problem(const std::string& list, std::vector<std::uint16_t>* ports)
+{
+    std::vector<std::uint16_t> parsed;
+    std::string_view rest = list;
+    while (true) {
+        std::string_view item = rest.substr(0, rest.find(','));
+        unsigned value = 0;
+        auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || value < 1 ||
+            value > 65535)
+            return fmt::format("'{}' is not a port (1 to 65535)", item);
+        parsed.push_back(std::uint16_t(value));
+        if (item.size() == rest.size())
+            break;
+        rest.remove_prefix(item.size() + 1);
+    }
+    if (parsed.size() > TPKIT_MAX_PORTS)
+        return fmt::format("at most {} ports", TPKIT_MAX_PORTS);
+    if (ports)
+        *ports = std::move(parsed);
+    return {};
+}
+
+} // namespace
+
+CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vector<std::uint16_t>& ports,
+                              const std::string& description)
+{
+    return app
+        .add_option_function<std::string>(
+            flags, [&ports](const std::string& list) { port_list_problem(list, &ports); },
+            description)
+        ->type_name("PORTS")
+        ->check(CLI::Validator([](const std::string& list) { return port_list_problem(list, nullptr); },
+                               "PORT[,PORT...]"));
+}
+
+void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::string& what)
+{
+    add_family_options(app, filter);
+    add_ports_option(app, "-L,--localport", filter.local_ports,
+                     "only " + what + " whose local port is one of PORTS (comma-separated)");
+    add_ports_option(app, "-D,--remoteport", filter.remote_ports,
+                     "only " + what + " whose remote port is one of PORTS (comma-separated)");
+}
+
+} // namespace tpkit

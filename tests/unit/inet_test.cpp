@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The TCP tools' text: addresses as the kernel prints them, states by name, port lists.
+#include <tpkit/inet.hpp>
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+namespace {
+
+std::string text_of(int family, const char* address)
+{
+    std::uint8_t bytes[16] = {};
+    EXPECT_EQ(inet_pton(family, address, bytes), 1) << address;
+    return tpkit::address_text(family, bytes);
+}
+
+int parse(const std::vector<std::string>& args, std::vector<std::uint16_t>& ports)
+{
+    CLI::App app;
+    tpkit::add_ports_option(app, "-P", ports, "ports");
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError&) {
+        return 2;
+    }
+    return 0;
+}
+
+} // namespace
+
+TEST(InetText, AddressesAsTheKernelPrintsThem)
+{
+    EXPECT_EQ(text_of(AF_INET, "127.0.0.1"), "127.0.0.1");
+    EXPECT_EQ(text_of(AF_INET, "0.0.0.0"), "0.0.0.0");
+    EXPECT_EQ(text_of(AF_INET6, "::1"), "::1");
+    EXPECT_EQ(text_of(AF_INET6, "::"), "::");
+    EXPECT_EQ(text_of(AF_INET6, "::ffff:127.0.0.1"), "::ffff:127.0.0.1");
+    EXPECT_EQ(text_of(AF_INET6, "2001:db8:0:0:1:0:0:1"), "2001:db8::1:0:0:1");
+    EXPECT_EQ(text_of(AF_INET6, "fe80:0:0:0:0:0:0:5"), "fe80::5");
+}
+
+TEST(InetText, TcpStatesByName)
+{
+    EXPECT_EQ(tpkit::tcp_state_name(1), "ESTABLISHED");
+    EXPECT_EQ(tpkit::tcp_state_name(7), "CLOSE");
+    EXPECT_EQ(tpkit::tcp_state_name(10), "LISTEN");
+    EXPECT_EQ(tpkit::tcp_state_name(12), "NEW_SYN_RECV");
+    EXPECT_EQ(tpkit::tcp_state_name(0), "UNKNOWN");
+    EXPECT_EQ(tpkit::tcp_state_name(13), "UNKNOWN");
+}
+
+TEST(InetPorts, ListsOfOneToEightPorts)
+{
+    std::vector<std::uint16_t> ports;
+    EXPECT_EQ(parse({"-P", "80"}, ports), 0);
+    EXPECT_EQ(ports, (std::vector<std::uint16_t>{80}));
+    EXPECT_EQ(parse({"-P", "1,65535,443"}, ports), 0);
+    EXPECT_EQ(ports, (std::vector<std::uint16_t>{1, 65535, 443}));
+    for (const char* bad : {"0", "65536", "x", "80,", ",80", "80,,81", "-1", "1,2,3,4,5,6,7,8,9", " 80"}) {
+        std::vector<std::uint16_t> untouched{7};
+        EXPECT_EQ(parse({"-P", bad}, untouched), 2) << bad;
+        EXPECT_EQ(untouched, (std::vector<std::uint16_t>{7})) << bad;
+    }
+}
