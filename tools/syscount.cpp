@@ -16,6 +16,8 @@
 #include <tpkit/syscalls.hpp>
 
 #include <fmt/core.h>
+
+#include <utility>
 #include <sys/user.h>
 
 #include <algorithm>
@@ -99,10 +101,12 @@ public:
 private:
     // One row per process, named as BPF saw its calling thread when it last first-counted it in
     // an interval (so a rename by exec shows from the next interval). A name is kept while its
-    // process lives, for the intervals after this one, and forgotten once it has exited.
+    // process lives, and forgotten one interval after it was seen gone: its last syscalls may
+    // have been counted in the half BPF took over at this drain.
     std::vector<Row> process_rows()
     {
         std::vector<Row> rows;
+        std::vector<std::uint32_t> gone;
         const int names = bpf_map__fd(process_names_);
         for (const auto& entry : processes_.drain()) {
             std::uint32_t pid = 0;
@@ -111,10 +115,12 @@ private:
             if (bpf_map_lookup_elem(names, &pid, comm) != 0)
                 comm[0] = '\0'; // the map of names was full: /proc's name, or none
             else if (access(("/proc/" + std::to_string(pid)).c_str(), F_OK) != 0)
-                bpf_map_delete_elem(names, &pid);
+                gone.push_back(pid);
             rows.push_back({"", pid, std::string(tpkit::text_of(comm)), entry.counters.at(0),
                             entry.counters.at(1)});
         }
+        for (std::uint32_t pid : std::exchange(gone_, std::move(gone)))
+            bpf_map_delete_elem(names, &pid);
         return rows;
     }
 
@@ -122,6 +128,7 @@ private:
     tpkit::ArrayGrowth by_syscall_;
     tpkit::SwappedMap processes_;
     bpf_map* process_names_;
+    std::vector<std::uint32_t> gone_; // processes seen gone at the previous drain
 };
 
 // A process's name as bcc shows it, its main thread's, for those still running.
