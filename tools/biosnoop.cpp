@@ -94,8 +94,7 @@ int main(int argc, char** argv)
             cli, columns(queued), [&](biosnoop_bpf& skel) {
                 tpkit::apply_disk_filter(skel, disk);
                 skel.rodata->min_ns = static_cast<std::uint64_t>(min_ms * 1e6);
-                bpf_program__set_autoload(skel.progs.io_start,
-                                          tpkit::kernel_has_raw_tracepoint("block_io_start"));
+                tpkit::follow_requests_from_submission(skel);
             });
     });
 }

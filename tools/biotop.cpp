@@ -134,8 +134,7 @@ int main(int argc, char** argv)
         auto skel = tpkit::Skeleton<biotop_bpf>::open(cli.name());
         tpkit::apply_task_filters(*skel, common);
         tpkit::apply_disk_filter(*skel, options.disk);
-        bpf_program__set_autoload(skel->progs.io_start,
-                                  tpkit::kernel_has_raw_tracepoint("block_io_start"));
+        tpkit::follow_requests_from_submission(*skel);
         tpkit::SwappedMap counts(skel->maps.counts, skel->maps.counts_a, skel->maps.counts_b);
         counts.set_max_entries(max_keys);
         skel.load();

@@ -75,8 +75,7 @@ int main(int argc, char** argv)
         if (!comm.empty())
             tpkit::copy_comm(comm, skel->rodata->tpkit_target_comm);
         tpkit::apply_disk_filter(*skel, disk);
-        bpf_program__set_autoload(skel->progs.io_start,
-                                  tpkit::kernel_has_raw_tracepoint("block_io_start"));
+        tpkit::follow_requests_from_submission(*skel);
         tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
         hists.set_max_entries(max_names);
         skel.load();

@@ -4,6 +4,10 @@
 #pragma once
 
 #include "tpkit/block.h"
+#include "tpkit/error.hpp"
+#include "tpkit/skeleton.hpp"
+
+#include <bpf/libbpf.h>
 
 #include <cstdint>
 #include <map>
@@ -30,6 +34,16 @@ void apply_disk_filter(Skel& skel, const std::string& disk)
     BlockDevice device = find_block_device(disk);
     (device.partition ? skel.rodata->tpkit_target_partition : skel.rodata->tpkit_target_disk) =
         device.dev;
+}
+
+// Before load, for tools with block.bpf.h's TPKIT_REQUEST_SUBMISSION_PROGRAMS: io_start loads
+// only where the kernel has block_io_start (6.5 and later).
+template <class Skel>
+void follow_requests_from_submission(Skel& skel)
+{
+    check_libbpf(bpf_program__set_autoload(skel.progs.io_start,
+                                           kernel_has_raw_tracepoint("block_io_start")),
+                 "cannot choose the block tools' programs");
 }
 
 // Block devices' names by dev_t, read from /sys/class/block and again for a device not seen

@@ -189,9 +189,9 @@ static __always_inline bool tpkit_request_completed(void *map, struct request *r
 }
 
 /* The programs that follow requests into `map` (a TPKIT_REQUEST_MAP) from their submission:
- * io_start on block_io_start (load it only where the kernel has that event:
- * kernel_has_raw_tracepoint() in user space) and rq_insert on block_rq_insert. The tool adds an
- * rq_issue that calls tpkit_request_step(map, rq, true) (TPKIT_REQUEST_ISSUE_PROGRAM where it
+ * io_start on block_io_start (loaded only where the kernel has that event:
+ * tpkit::follow_requests_from_submission() in user space) and rq_insert on block_rq_insert.
+ * The tool adds an rq_issue that calls tpkit_request_step(map, rq, true) (TPKIT_REQUEST_ISSUE_PROGRAM where it
  * does nothing else), and its rq_complete, which calls tpkit_request_completed(). */
 #define TPKIT_REQUEST_SUBMISSION_PROGRAMS(map)                                      \
 	SEC("raw_tp/block_io_start")                                                \
