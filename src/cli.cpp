@@ -78,6 +78,12 @@ Cli::Cli(std::string name, std::string description, std::string examples)
 
 void Cli::add_common()
 {
+    add_task_filters();
+    add_run_options();
+}
+
+void Cli::add_task_filters()
+{
     app_.add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
         ->check(positive_integer);
     app_.add_option("-t,--tid", options_.tid, "only the thread with this TID")
@@ -91,6 +97,10 @@ void Cli::add_common()
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
                                               : std::string();
         });
+}
+
+void Cli::add_run_options()
+{
     app_.add_flag("-T,--timestamp", options_.timestamp,
                   "timestamps: HH:MM:SS on interval output, seconds since start on events");
     duration_ = app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
@@ -105,6 +115,12 @@ void Cli::add_interval_count()
         ->check(positive_number);
     app_.add_option("count", options_.count, "stop after COUNT intervals")
         ->check(positive_integer);
+}
+
+void Cli::add_interval_option()
+{
+    app_.add_option("-i,--interval", options_.interval, "print every INTERVAL seconds")
+        ->check(positive_number);
 }
 
 void Cli::add_streaming()

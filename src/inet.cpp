@@ -8,6 +8,7 @@
 
 #include <array>
 #include <charconv>
+#include <optional>
 
 namespace tpkit {
 
@@ -80,6 +81,35 @@ CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vect
         ->type_name("PORTS")
         ->check(CLI::Validator([](const std::string& list) { return port_list_problem(list, nullptr); },
                                "PORT[,PORT...]"));
+}
+
+namespace {
+
+std::optional<InetAddress> parse_address(const std::string& text)
+{
+    InetAddress address;
+    address.family = text.find(':') == std::string::npos ? AF_INET : AF_INET6;
+    if (inet_pton(address.family, text.c_str(), address.bytes) != 1)
+        return std::nullopt;
+    return address;
+}
+
+} // namespace
+
+CLI::Option* add_address_option(CLI::App& app, const std::string& flags, InetAddress& address,
+                                const std::string& description)
+{
+    return app
+        .add_option_function<std::string>(
+            flags, [&address](const std::string& text) { address = *parse_address(text); },
+            description)
+        ->type_name("ADDR")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                return parse_address(text) ? std::string()
+                                           : fmt::format("'{}' is not an IPv4 or IPv6 address", text);
+            },
+            "ADDR"));
 }
 
 void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::string& what)

@@ -47,10 +47,18 @@ public:
     const CommonOptions& options() const { return options_; }
     const std::string& name() const { return name_; }
 
-    // -p, -t, -u, --cgroup, --comm, -T, -d, --json, -v: every tool has them.
+    // add_task_filters() and add_run_options(): every tool whose events happen in the context
+    // of the task they concern has them.
     void add_common();
+    // -p, -t, -u, --cgroup, --comm: which tasks' events to show.
+    void add_task_filters();
+    // -T, -d, --json, -v. Alone for tools whose events run in no task's context of their own
+    // (a segment received in softirq), where a task filter would mislead.
+    void add_run_options();
     // Positional [interval] [count], like bcc's aggregating tools.
     void add_interval_count();
+    // -i/--interval SECONDS as well, for tools whose bcc original takes the interval so.
+    void add_interval_option();
     // --perf-buffer, for tools that stream events.
     void add_streaming();
     // --max-map-memory, for tools whose options size their maps (--max-keys).

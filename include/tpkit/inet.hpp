@@ -48,6 +48,17 @@ void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::str
 CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vector<std::uint16_t>& ports,
                               const std::string& description);
 
+// One address as a user types it: IPv4 (127.0.0.1) or IPv6 (::1, ::ffff:127.0.0.1), held as
+// struct tpkit_inet_tuple holds addresses.
+struct InetAddress {
+    std::uint16_t family = 0; // AF_INET, AF_INET6; 0: none given
+    std::uint8_t bytes[16] = {};
+};
+
+// An option taking one address; one that inet_pton reads as neither family is a usage error.
+CLI::Option* add_address_option(CLI::App& app, const std::string& flags, InetAddress& address,
+                                const std::string& description);
+
 // The filter into a skeleton's rodata (inet.bpf.h), before load.
 template <class Skel>
 void apply_inet_filter(Skel& skel, const InetFilter& filter)

@@ -69,6 +69,7 @@ struct ToolSpec {
     std::size_t links = 0;                 // BPF links it holds once attached
     bool streaming = false;                // --json: one line per event, then {"lost_events":N}
     bool memory_events = false;            // its events need a memory cgroup (reclaim, OOM)
+    bool task_filters = true;              // -p, -t, -u, --cgroup, --comm (add_task_filters)
 };
 
 const std::vector<ToolSpec> specs{
@@ -121,6 +122,7 @@ const std::vector<ToolSpec> specs{
     {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
     {"tcpaccept", Kind::tracer, {}, {"accept_exit", "accept4_exit"}, 2, true},
+    {"tcprtt", Kind::tracer, {}, {"segment_receive"}, 1, false, false, false},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.
@@ -399,6 +401,8 @@ TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
 {
     TPKIT_REQUIRE_LIVE();
     REQUIRE_SPEC(GetParam());
+    if (!spec.task_filters)
+        GTEST_SKIP() << spec.name << " has no task filters";
     const std::string mount = tpkit::cgroup2_mount();
     ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "--duration", "5"}));
     EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
