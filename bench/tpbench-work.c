@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause */
 /* The traced workload of the benchmarks: N read() calls of 1..4096 bytes from /dev/zero, N
- * fork()+exit+wait, N getppid() (the cheapest syscall: a storm for syscall counters), or N
+ * fork()+exit+wait, N getppid() (the cheapest syscall: a storm for syscall counters), N
  * round trips of a byte through two pipes to a child on the same CPU (two wake-ups and two
- * context switches each: a storm for scheduler tracers), timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
+ * context switches each: a storm for scheduler tracers), N 4 KiB O_DIRECT reads of a file of
+ * its own in /var/tmp (one block request and one completion interrupt each: for the block and
+ * interrupt tools), or N TCP connections accepted and closed on the loopback of a private
+ * network namespace (ten TCP state changes each: for the TCP tools), timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
  * own before the measured loop), so a tracer attached in between sees exactly N events from this
  * process. --rate paces the calls evenly (busy wait on the vDSO clock, no syscalls in between).
  *
- *   tpbench-work read|fork|syscall|switch N [--rate PER_SECOND] [--no-wait]
+ *   tpbench-work read|fork|syscall|switch|blockio|connect N [--rate PER_SECOND] [--no-wait]
  *
  * Prints one line: "ops=N ns_per_op=X chunk_median_ns_per_op=Z elapsed_ns=Y". The calls are
  * timed in chunks too (about 100 per run); the median chunk leaves out the moments another task
@@ -20,6 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,9 +91,107 @@ static int round_trip(int out, int in)
 	return 0;
 }
 
+#define BLOCKIO_FILE_BLOCKS 4096 /* 16 MiB of 4 KiB blocks */
+
+/* A file of its own for O_DIRECT reads, unlinked at once so that nothing is left behind; -1 where
+ * the filesystem there takes no O_DIRECT (tmpfs). */
+static int open_blockio_file(void)
+{
+	static char block[4096];
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/var/tmp/tpbench-blockio.%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0) {
+		perror("tpbench-work: blockio file");
+		return -1;
+	}
+	unlink(path);
+	memset(block, 0x5a, sizeof(block));
+	for (int i = 0; i < BLOCKIO_FILE_BLOCKS; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block)) {
+			perror("tpbench-work: blockio file");
+			return -1;
+		}
+	if (fsync(fd)) {
+		perror("tpbench-work: blockio fsync");
+		return -1;
+	}
+	/* Reopen with O_DIRECT through /proc: the name is gone. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int direct = open(path, O_RDONLY | O_DIRECT);
+	close(fd);
+	if (direct < 0)
+		perror("tpbench-work: O_DIRECT");
+	return direct;
+}
+
+static int read_block(int fd, uint64_t i)
+{
+	static char buf[4096] __attribute__((aligned(4096)));
+	off_t block = (off_t)((i * 2654435761u) % BLOCKIO_FILE_BLOCKS);
+
+	if (pread(fd, buf, sizeof(buf), block * 4096) != (ssize_t)sizeof(buf)) {
+		perror("tpbench-work: O_DIRECT read");
+		return 1;
+	}
+	return 0;
+}
+
+/* A listener on 127.0.0.1 in a private network namespace with its loopback up: the connections'
+ * TIME_WAIT sockets and ports stay there and go with the namespace. */
+static int start_listener(struct sockaddr_in *address)
+{
+	struct ifreq lo = {0};
+	socklen_t length = sizeof(*address);
+	int s;
+
+	if (unshare(CLONE_NEWNET)) {
+		perror("tpbench-work: unshare(CLONE_NEWNET)");
+		return -1;
+	}
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	strcpy(lo.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &lo) || (lo.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &lo))) {
+		perror("tpbench-work: loopback up");
+		return -1;
+	}
+	close(s);
+	memset(address, 0, sizeof(*address));
+	address->sin_family = AF_INET;
+	address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)address, sizeof(*address)) || listen(s, 16) ||
+	    getsockname(s, (struct sockaddr *)address, &length)) {
+		perror("tpbench-work: listener");
+		return -1;
+	}
+	return s;
+}
+
+/* One connection: connect, accept, the client closes first, then the server. */
+static int connect_once(int listener, const struct sockaddr_in *address)
+{
+	int client = socket(AF_INET, SOCK_STREAM, 0), server;
+
+	if (client < 0 || connect(client, (const struct sockaddr *)address, sizeof(*address))) {
+		perror("tpbench-work: connect");
+		return 1;
+	}
+	server = accept(listener, NULL, NULL);
+	if (server < 0) {
+		perror("tpbench-work: accept");
+		return 1;
+	}
+	close(client);
+	close(server);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: tpbench-work read|fork|syscall|switch N [--rate PER_SECOND] [--no-wait]\n");
+	fprintf(stderr, "usage: tpbench-work read|fork|syscall|switch|blockio|connect N [--rate PER_SECOND] [--no-wait]\n");
 	exit(2);
 }
 
@@ -93,7 +199,8 @@ int main(int argc, char **argv)
 {
 	static char buf[4096];
 	uint64_t n, rate = 0, start, end, interval_ns = 0;
-	int wait_for_start = 1, do_fork, do_syscall, do_switch, fd = -1;
+	int wait_for_start = 1, do_fork, do_syscall, do_switch, do_blockio, do_connect, fd = -1;
+	struct sockaddr_in listening;
 	int to_echo[2] = {-1, -1}, from_echo[2] = {-1, -1};
 	pid_t echo = -1;
 	sigset_t set;
@@ -101,11 +208,13 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	if (strcmp(argv[1], "read") && strcmp(argv[1], "fork") && strcmp(argv[1], "syscall") &&
-	    strcmp(argv[1], "switch"))
+	    strcmp(argv[1], "switch") && strcmp(argv[1], "blockio") && strcmp(argv[1], "connect"))
 		usage();
 	do_fork = !strcmp(argv[1], "fork");
 	do_syscall = !strcmp(argv[1], "syscall");
 	do_switch = !strcmp(argv[1], "switch");
+	do_blockio = !strcmp(argv[1], "blockio");
+	do_connect = !strcmp(argv[1], "connect");
 	n = strtoull(argv[2], NULL, 10);
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--rate") && i + 1 < argc)
@@ -121,6 +230,14 @@ int main(int argc, char **argv)
 		echo = start_echo(to_echo, from_echo);
 		if (echo < 0)
 			return 1;
+	} else if (do_blockio) {
+		fd = open_blockio_file();
+		if (fd < 0)
+			return 1;
+	} else if (do_connect) {
+		fd = start_listener(&listening);
+		if (fd < 0)
+			return 1;
 	} else if (!do_fork && !do_syscall) {
 		fd = open("/dev/zero", O_RDONLY);
 		if (fd < 0) {
@@ -129,8 +246,9 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Warm up (caches, page tables, the fork path) before any tracer attaches. */
-	for (uint64_t i = 0, warmup = n / 10 < (do_fork ? 50 : 10000) ? n / 10 : (do_fork ? 50 : 10000);
-	     i < warmup; i++) {
+	const uint64_t warmup_cap = do_fork || do_blockio || do_connect ? 50 : 10000;
+
+	for (uint64_t i = 0, warmup = n / 10 < warmup_cap ? n / 10 : warmup_cap; i < warmup; i++) {
 		if (do_fork) {
 			pid_t child = fork();
 
@@ -142,6 +260,12 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 		} else if (do_switch) {
 			if (round_trip(to_echo[1], from_echo[0]))
+				return 1;
+		} else if (do_blockio) {
+			if (read_block(fd, i))
+				return 1;
+		} else if (do_connect) {
+			if (connect_once(fd, &listening))
 				return 1;
 		} else if (read(fd, buf, 4096) < 0) {
 			perror("tpbench-work: read");
@@ -191,6 +315,12 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 		} else if (do_switch) {
 			if (round_trip(to_echo[1], from_echo[0]))
+				return 1;
+		} else if (do_blockio) {
+			if (read_block(fd, i))
+				return 1;
+		} else if (do_connect) {
+			if (connect_once(fd, &listening))
 				return 1;
 		} else {
 			/* 1..4096 bytes, spread over every log2 bucket of the histograms. */

@@ -21,6 +21,8 @@
 #include <fcntl.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,8 @@ struct Config {
     std::uint64_t fork_ops = 2'000;
     std::uint64_t syscall_ops = 2'000'000;
     std::uint64_t switch_ops = 200'000;
+    std::uint64_t blockio_ops = 20'000;
+    std::uint64_t connect_ops = 5'000; // each leaves a TIME_WAIT socket and port behind
     // Past capacity: well beyond a 4 MiB ring (~40k tpsnoop events) and 64-page perf buffers.
     std::uint64_t drop_ops = 200'000;
     std::uint64_t slow_drop_ops = 20'000;
@@ -364,7 +368,22 @@ std::string json_num(double v)
 
 struct Programs {
     std::string bpftrace, perf, syscount, runqlat, cpudist, offcputime;
+    // libbpf-tools of the block, interrupt and TCP suite
+    std::string biolatency, bitesize, biopattern, hardirqs, softirqs, tcpstates, tcplife;
 };
+
+// Why the blockio workload cannot run here (empty: it can): its O_DIRECT reads need a
+// filesystem on a block device under /var/tmp.
+std::string blockio_unavailable()
+{
+    const std::string path = fmt::format("/var/tmp/tpbench-probe.{}", getpid());
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+    if (fd < 0)
+        return fmt::format("no O_DIRECT file in /var/tmp ({})", std::strerror(errno));
+    close(fd);
+    unlink(path.c_str());
+    return {};
+}
 
 Contender none()
 {
@@ -526,31 +545,56 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
     }
     out.push_back(syscalls);
 
-    // The scheduler tools against libbpf-tools' same tools, each tracing the whole machine in a
-    // storm of wake-ups and context switches (a byte sent back and forth between two processes
-    // on one CPU: two of each per round trip).
-    struct SchedulerTool {
-        std::string name, what, attach;
+    // The scheduler, block, interrupt and TCP tools against libbpf-tools' same tools, each
+    // tracing the whole machine under a storm of its events: pipe round trips on one CPU (two
+    // wake-ups and context switches each), O_DIRECT reads (a block request and a completion
+    // interrupt each), TCP connections on a private loopback (ten state changes each).
+    struct PeerTool {
+        std::string name, what, workload, attach;
         std::vector<std::string> tpkit_args, libbpf_args;
         int programs;
         std::string libbpf_program;
     };
-    for (const auto& t : std::vector<SchedulerTool>{
-             {"runqlat", "run-queue latency histogram", "raw_tp ×3", {"60"}, {"60"}, 3, p.runqlat},
-             {"cpudist", "on-CPU time histogram", "raw_tp", {"60"}, {"60"}, 1, p.cpudist},
-             {"offcputime", "off-CPU time by stack", "raw_tp", {"-d", "60"}, {"60"}, 1,
-              p.offcputime}}) {
-        Scenario sched{"sched-" + t.name,
-                       fmt::format("{}: {} vs libbpf-tools {}, pipe round trips on one CPU",
-                                   t.what, t.name, t.name),
-                       "switch", cfg.switch_ops, cfg.rounds, {none()}, false, "libbpf-" + t.name};
-        sched.contenders.push_back(external(t.name, t.name, "tpkit", t.attach,
-                                            tool(t.name.c_str()), t.tpkit_args, t.programs,
-                                            Counting::none));
-        sched.contenders.push_back(external("libbpf-" + t.name, "libbpf-tools " + t.name,
-                                            "libbpf-tools", t.attach, t.libbpf_program,
-                                            t.libbpf_args, t.programs, Counting::none));
-        out.push_back(sched);
+    const std::string no_blockio = blockio_unavailable();
+    for (const auto& t : std::vector<PeerTool>{
+             {"runqlat", "run-queue latency histogram", "switch", "raw_tp ×3", {"60"}, {"60"}, 3,
+              p.runqlat},
+             {"cpudist", "on-CPU time histogram", "switch", "raw_tp", {"60"}, {"60"}, 1, p.cpudist},
+             {"offcputime", "off-CPU time by stack", "switch", "raw_tp", {"-d", "60"}, {"60"}, 1,
+              p.offcputime},
+             {"biolatency", "block I/O latency histogram", "blockio", "raw_tp ×2", {"60"}, {"60"},
+              2, p.biolatency},
+             {"bitesize", "I/O size histogram per process", "blockio", "raw_tp", {"60"}, {"60"}, 1,
+              p.bitesize},
+             {"biopattern", "random/sequential I/O per disk", "blockio", "raw_tp", {"60"}, {"60"},
+              1, p.biopattern},
+             {"hardirqs", "time in hard IRQ handlers", "blockio", "raw_tp ×2", {"60"}, {"60"}, 2,
+              p.hardirqs},
+             {"softirqs", "time in softirqs", "connect", "raw_tp ×2", {"60"}, {"60"}, 2,
+              p.softirqs},
+             {"tcpstates", "TCP state changes", "connect", "raw_tp", {}, {}, 1, p.tcpstates},
+             {"tcplife", "TCP sessions", "connect", "raw_tp", {}, {}, 1, p.tcplife}}) {
+        const bool switches = t.workload == "switch";
+        const std::string storm = switches             ? "pipe round trips on one CPU"
+                                  : t.workload == "blockio" ? "4 KiB O_DIRECT reads"
+                                                            : "TCP connections on a private loopback";
+        const std::string prefix = switches ? "sched-" : t.workload == "blockio" ? "block-" : "tcp-";
+        const std::uint64_t ops = switches                  ? cfg.switch_ops
+                                  : t.workload == "blockio" ? cfg.blockio_ops
+                                                            : cfg.connect_ops;
+        Scenario peer{prefix + t.name,
+                      fmt::format("{}: {} vs libbpf-tools {}, {}", t.what, t.name, t.name, storm),
+                      t.workload, ops, cfg.rounds, {none()}, false, "libbpf-" + t.name};
+        peer.contenders.push_back(external(t.name, t.name, "tpkit", t.attach,
+                                           tool(t.name.c_str()), t.tpkit_args, t.programs,
+                                           Counting::none));
+        peer.contenders.push_back(external("libbpf-" + t.name, "libbpf-tools " + t.name,
+                                           "libbpf-tools", t.attach, t.libbpf_program,
+                                           t.libbpf_args, t.programs, Counting::none));
+        if (t.workload == "blockio" && !no_blockio.empty())
+            for (auto& c : peer.contenders)
+                c.missing = no_blockio;
+        out.push_back(peer);
     }
     return out;
 }
@@ -968,6 +1012,10 @@ public:
         // scheduler tools are held to their in-kernel cost.
         for (std::string name : {"runqlat", "cpudist", "offcputime"})
             bpf_target("sched-" + name, "switch", name, "libbpf-" + name, 1.0);
+        for (std::string name : {"biolatency", "bitesize", "biopattern", "hardirqs"})
+            bpf_target("block-" + name, "blockio", name, "libbpf-" + name, 1.0);
+        for (std::string name : {"softirqs", "tcpstates", "tcplife"})
+            bpf_target("tcp-" + name, "connect", name, "libbpf-" + name, 1.0);
         for (std::string name : {"syscount", "runqlat", "cpudist", "offcputime"})
             for (const auto& [what, figures, unit] : {std::tuple{"fixed cost", &fixed_ms_, "ms"},
                                                       std::tuple{"peak RSS", &rss_mib_, "MiB"}}) {
@@ -1068,9 +1116,13 @@ private:
 int run_all(const Config& cfg)
 {
     tpkit::tracefs_root(); // the floors' libbpf looks tracepoints up there
-    Programs p{tpbench::find_program("bpftrace"), tpbench::find_program("perf"),
-               tpbench::find_program("syscount"), tpbench::find_program("runqlat"),
-               tpbench::find_program("cpudist"), tpbench::find_program("offcputime")};
+    Programs p{tpbench::find_program("bpftrace"),   tpbench::find_program("perf"),
+               tpbench::find_program("syscount"),   tpbench::find_program("runqlat"),
+               tpbench::find_program("cpudist"),    tpbench::find_program("offcputime"),
+               tpbench::find_program("biolatency"), tpbench::find_program("bitesize"),
+               tpbench::find_program("biopattern"), tpbench::find_program("hardirqs"),
+               tpbench::find_program("softirqs"),   tpbench::find_program("tcpstates"),
+               tpbench::find_program("tcplife")};
     std::string machine = machine_description(), date = now_utc();
     fmt::print("## tpbench {} — {}\n\n{}\n", cfg.smoke ? "smoke" : "full", date, machine);
     Report report(cfg);
@@ -1186,7 +1238,9 @@ int main(int argc, char** argv)
     app.add_option("-o,--out", cfg.out, "the JSON results file");
     app.add_option("--only", cfg.only,
                    "run only these parts: read-hist, read-stream, fork-stream, syscall-count, "
-                   "sched-runqlat, sched-cpudist, sched-offcputime, rate, fixed")
+                   "sched-runqlat, sched-cpudist, sched-offcputime, block-biolatency, block-bitesize, "
+                   "block-biopattern, block-hardirqs, tcp-softirqs, tcp-tcpstates, tcp-tcplife, "
+                   "rate, fixed")
         ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
     if (cfg.smoke) {
@@ -1198,6 +1252,8 @@ int main(int argc, char** argv)
         cfg.fork_ops = 50;
         cfg.syscall_ops = 20'000;
         cfg.switch_ops = 5'000;
+        cfg.blockio_ops = 500;
+        cfg.connect_ops = 500;
         cfg.drop_ops = 100'000;
         cfg.slow_drop_ops = 10'000;
         cfg.fixed_seconds = 0.2;
