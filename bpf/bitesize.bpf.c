@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 // Block I/O sizes (kilobytes) as log2 histograms by the name of the task that submitted the I/O,
 // counted as each request is issued to the device. Raw tracepoints reading the request with
-// CO-RE; the submitter from block_io_start where the kernel has it (6.5+), else the task that
-// inserts or issues the request.
+// CO-RE.
+//
+// The submitter without following every request from its submission: a request is either
+// issued at once, in the submitting task (direct and plugged I/O on queues without an I/O
+// scheduler), or inserted into a queue first, which also happens in the submitting task, and
+// issued later, often by a kernel worker. So only inserted requests are remembered, until their
+// issue; every other one is the current task's. That costs one hash lookup per request, where
+// following all of them from block_io_start cost four programs and a hash entry per request.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -12,42 +18,69 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-TPKIT_REQUEST_MAP(requests);
+/* The task that inserted a request, whether the filters keep it and its name. Entries stay:
+ * requests are the queues' preallocated ones (one per tag), so an address comes back and its
+ * next insertion overwrites the entry; the number of keys is bounded by the requests there are.
+ * A plain hash: an LRU one costs more per update. */
+enum submitter_state { ISSUED, SELECTED, LEFT_OUT };
+
+struct submitter {
+	char comm[TPKIT_COMM_LEN];
+	__u32 state; /* enum submitter_state: ISSUED once its issue took it (cheaper than a delete) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TPKIT_TIMING_MAX_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct submitter);
+} inserted SEC(".maps");
+
 TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct bitesize_key, struct tpkit_log2_hist);
 TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
 
-TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
+SEC("raw_tp/block_rq_insert")
+int rq_insert(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq = (struct request *)ctx->args[0];
+	struct submitter task = {};
+	__u64 key = (__u64)rq;
+
+	task.state = tpkit_request_selected(rq) && tpkit_current_selected() ? SELECTED : LEFT_OUT;
+	if (task.state == SELECTED)
+		bpf_get_current_comm(task.comm, sizeof(task.comm));
+	bpf_map_update_elem(&inserted, &key, &task, BPF_ANY);
+	return 0;
+}
 
 SEC("raw_tp/block_rq_issue")
 int rq_issue(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct request *rq = (struct request *)ctx->args[0];
-	__u64 address = (__u64)rq;
-	struct tpkit_request_start *start;
+	struct submitter *task;
 	struct bitesize_key key = {};
 	struct tpkit_log2_hist *hist;
+	__u64 address = (__u64)rq;
 	void *active;
 
-	tpkit_request_step(&requests, rq, true);
-	start = bpf_map_lookup_elem(&requests, &address);
-	if (!start)
-		return 0;
-	__builtin_memcpy(key.comm, start->comm, sizeof(key.comm));
+	task = bpf_map_lookup_elem(&inserted, &address);
+	if (task && task->state != ISSUED) {
+		bool selected = task->state == SELECTED;
+
+		__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
+		task->state = ISSUED;
+		if (!selected)
+			return 0;
+	} else {
+		if (!tpkit_request_selected(rq) || !tpkit_current_selected())
+			return 0;
+		bpf_get_current_comm(key.comm, sizeof(key.comm));
+	}
 	active = tpkit_active_map(&hists);
 	if (!active)
 		return 0;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
 	if (hist)
 		tpkit_log2_hist_add(hist, tpkit_request_bytes(rq) / 1024);
-	return 0;
-}
-
-/* Only to forget the request. */
-SEC("raw_tp/block_rq_complete")
-int rq_complete(struct bpf_raw_tracepoint_args *ctx)
-{
-	struct tpkit_request_start start;
-
-	tpkit_request_completed(&requests, (struct request *)ctx->args[0], (__u32)ctx->args[2], &start);
 	return 0;
 }

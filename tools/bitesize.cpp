@@ -75,7 +75,6 @@ int main(int argc, char** argv)
         if (!comm.empty())
             tpkit::copy_comm(comm, skel->rodata->tpkit_target_comm);
         tpkit::apply_disk_filter(*skel, disk);
-        tpkit::follow_requests_from_submission(*skel);
         tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
         hists.set_max_entries(max_names);
         skel.load();
@@ -83,8 +82,7 @@ int main(int argc, char** argv)
 
         tpkit::MissedWatch missed(
             cli.name(), skel->maps.tpkit_missed,
-            fmt::format("more than {} requests in flight, or more than {} process names in an "
-                        "interval", TPKIT_TIMING_MAX_ENTRIES, max_names));
+            fmt::format("more than {} process names in an interval", max_names));
         tpkit::StopSignal stop(common.duration);
         tpkit::run_aggregate(common, stop, [&] { return collect(hists, missed); });
     });

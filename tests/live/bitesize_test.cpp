@@ -29,7 +29,7 @@ const std::map<std::uint64_t, std::uint64_t> child_buckets{{4, 5}, {16, 3}, {64,
 
 std::unique_ptr<ToolRun> start_bitesize(const std::vector<std::string>& args)
 {
-    return tpkit::live::start_attached("bitesize", args, tpkit::live::request_tracking_links());
+    return tpkit::live::start_attached("bitesize", args, 2); // block_rq_insert and _issue
 }
 
 // The child's reads, then 3 reads of 8 KiB by the test itself.

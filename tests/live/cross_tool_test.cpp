@@ -127,7 +127,7 @@ const std::vector<ToolSpec> specs{
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.
     {"biosnoop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, true},
-    {"bitesize", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
+    {"bitesize", Kind::tracer, {}, {"rq_insert", "rq_issue"}, 2, false},
     {"biopattern", Kind::tracer, {}, {"rq_complete"}, 1, false},
     {"biotop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
 };
