@@ -195,26 +195,96 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+enum workload { READ, FORK, SYSCALL, SWITCH, BLOCKIO, CONNECT };
+
+static const char *const workload_names[] = {"read", "fork", "syscall", "switch", "blockio", "connect"};
+
+/* What the operations work on, made before the measured loop. */
+struct workload_state {
+	enum workload kind;
+	int fd; /* /dev/zero, the blockio file or the listener */
+	int to_echo[2], from_echo[2];
+	pid_t echo;
+	struct sockaddr_in listening;
+};
+
+static int prepare(struct workload_state *w)
+{
+	switch (w->kind) {
+	case SWITCH:
+		w->echo = start_echo(w->to_echo, w->from_echo);
+		return w->echo < 0;
+	case BLOCKIO:
+		w->fd = open_blockio_file();
+		return w->fd < 0;
+	case CONNECT:
+		w->fd = start_listener(&w->listening);
+		return w->fd < 0;
+	case READ:
+		w->fd = open("/dev/zero", O_RDONLY);
+		if (w->fd < 0)
+			perror("tpbench-work: /dev/zero");
+		return w->fd < 0;
+	default:
+		return 0;
+	}
+}
+
+/* Operation i; non-zero when it failed (said on stderr). */
+static int operate(struct workload_state *w, uint64_t i)
 {
 	static char buf[4096];
+	pid_t child;
+	size_t size;
+
+	switch (w->kind) {
+	case FORK:
+		child = fork();
+		if (child == 0)
+			_exit(0);
+		if (child < 0 || waitpid(child, NULL, 0) != child) {
+			perror("tpbench-work: fork");
+			return 1;
+		}
+		return 0;
+	case SYSCALL:
+		/* Raw: glibc may answer getppid() without a syscall. */
+		syscall(SYS_getppid);
+		return 0;
+	case SWITCH:
+		return round_trip(w->to_echo[1], w->from_echo[0]);
+	case BLOCKIO:
+		return read_block(w->fd, i);
+	case CONNECT:
+		return connect_once(w->fd, &w->listening);
+	case READ:
+		/* 1..4096 bytes, spread over every log2 bucket of the histograms. */
+		size = 1 + ((i * 2654435761u) >> 7) % 4096;
+		if (read(w->fd, buf, size) != (ssize_t)size) {
+			perror("tpbench-work: read");
+			return 1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct workload_state w = {.fd = -1, .to_echo = {-1, -1}, .from_echo = {-1, -1}, .echo = -1};
 	uint64_t n, rate = 0, start, end, interval_ns = 0;
-	int wait_for_start = 1, do_fork, do_syscall, do_switch, do_blockio, do_connect, fd = -1;
-	struct sockaddr_in listening;
-	int to_echo[2] = {-1, -1}, from_echo[2] = {-1, -1};
-	pid_t echo = -1;
+	int wait_for_start = 1, known = 0;
 	sigset_t set;
 
 	if (argc < 3)
 		usage();
-	if (strcmp(argv[1], "read") && strcmp(argv[1], "fork") && strcmp(argv[1], "syscall") &&
-	    strcmp(argv[1], "switch") && strcmp(argv[1], "blockio") && strcmp(argv[1], "connect"))
+	for (unsigned k = 0; k < sizeof(workload_names) / sizeof(workload_names[0]); k++)
+		if (!strcmp(argv[1], workload_names[k])) {
+			w.kind = (enum workload)k;
+			known = 1;
+		}
+	if (!known)
 		usage();
-	do_fork = !strcmp(argv[1], "fork");
-	do_syscall = !strcmp(argv[1], "syscall");
-	do_switch = !strcmp(argv[1], "switch");
-	do_blockio = !strcmp(argv[1], "blockio");
-	do_connect = !strcmp(argv[1], "connect");
 	n = strtoull(argv[2], NULL, 10);
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--rate") && i + 1 < argc)
@@ -226,52 +296,14 @@ int main(int argc, char **argv)
 	}
 	if (rate)
 		interval_ns = 1000000000u / rate;
-	if (do_switch) {
-		echo = start_echo(to_echo, from_echo);
-		if (echo < 0)
-			return 1;
-	} else if (do_blockio) {
-		fd = open_blockio_file();
-		if (fd < 0)
-			return 1;
-	} else if (do_connect) {
-		fd = start_listener(&listening);
-		if (fd < 0)
-			return 1;
-	} else if (!do_fork && !do_syscall) {
-		fd = open("/dev/zero", O_RDONLY);
-		if (fd < 0) {
-			perror("tpbench-work: /dev/zero");
-			return 1;
-		}
-	}
+	if (prepare(&w))
+		return 1;
 	/* Warm up (caches, page tables, the fork path) before any tracer attaches. */
-	const uint64_t warmup_cap = do_fork || do_blockio || do_connect ? 50 : 10000;
+	const uint64_t warmup_cap = w.kind == FORK || w.kind == BLOCKIO || w.kind == CONNECT ? 50 : 10000;
 
-	for (uint64_t i = 0, warmup = n / 10 < warmup_cap ? n / 10 : warmup_cap; i < warmup; i++) {
-		if (do_fork) {
-			pid_t child = fork();
-
-			if (child == 0)
-				_exit(0);
-			if (child > 0)
-				waitpid(child, NULL, 0);
-		} else if (do_syscall) {
-			syscall(SYS_getppid);
-		} else if (do_switch) {
-			if (round_trip(to_echo[1], from_echo[0]))
-				return 1;
-		} else if (do_blockio) {
-			if (read_block(fd, i))
-				return 1;
-		} else if (do_connect) {
-			if (connect_once(fd, &listening))
-				return 1;
-		} else if (read(fd, buf, 4096) < 0) {
-			perror("tpbench-work: read");
+	for (uint64_t i = 0, warmup = n / 10 < warmup_cap ? n / 10 : warmup_cap; i < warmup; i++)
+		if (operate(&w, i))
 			return 1;
-		}
-	}
 	if (wait_for_start) {
 		sigemptyset(&set);
 		sigaddset(&set, SIGUSR1);
@@ -301,43 +333,15 @@ int main(int argc, char **argv)
 			while (now_ns() < due)
 				;
 		}
-		if (do_fork) {
-			pid_t child = fork();
-
-			if (child == 0)
-				_exit(0);
-			if (child < 0 || waitpid(child, NULL, 0) != child) {
-				perror("tpbench-work: fork");
-				return 1;
-			}
-		} else if (do_syscall) {
-			/* Raw: glibc may answer getppid() without a syscall. */
-			syscall(SYS_getppid);
-		} else if (do_switch) {
-			if (round_trip(to_echo[1], from_echo[0]))
-				return 1;
-		} else if (do_blockio) {
-			if (read_block(fd, i))
-				return 1;
-		} else if (do_connect) {
-			if (connect_once(fd, &listening))
-				return 1;
-		} else {
-			/* 1..4096 bytes, spread over every log2 bucket of the histograms. */
-			size_t size = 1 + ((i * 2654435761u) >> 7) % 4096;
-
-			if (read(fd, buf, size) != (ssize_t)size) {
-				perror("tpbench-work: read");
-				return 1;
-			}
-		}
+		if (operate(&w, i))
+			return 1;
 	}
 	end = now_ns();
 	if (n % chunk == 0 && n)
 		chunk_ns[chunks++] = (double)(end - chunk_start) / (double)chunk;
-	if (do_switch) {
-		close(to_echo[1]); /* the echo reads end-of-file and exits */
-		waitpid(echo, NULL, 0);
+	if (w.kind == SWITCH) {
+		close(w.to_echo[1]); /* the echo reads end-of-file and exits */
+		waitpid(w.echo, NULL, 0);
 	}
 	qsort(chunk_ns, chunks, sizeof(*chunk_ns), compare_doubles);
 	printf("ops=%llu ns_per_op=%.2f chunk_median_ns_per_op=%.2f elapsed_ns=%llu\n",
