@@ -3,6 +3,7 @@
 // known function of this binary, for a known time; that stack must appear once, with the user
 // function and the kernel's nanosleep frames named, and at least the time slept.
 #include "live.hpp"
+#include "scripted_child.hpp"
 #include "tool_run.hpp"
 
 #include <nlohmann/json.hpp>
@@ -50,63 +51,16 @@ extern "C" __attribute__((noinline)) long tpk_sleep_here(long ms)
 
 namespace {
 
-// A child named tpk-offcpu that sleeps in tpk_sleep_here on request, then stays alive (blocked
-// reading a pipe) until destroyed, so that the tool can read its mappings when it prints.
-class Sleeper {
-public:
-    Sleeper()
-    {
-        int go[2], done[2];
-        if (pipe2(go, O_CLOEXEC) != 0 || pipe2(done, O_CLOEXEC) != 0)
-            throw std::runtime_error("pipe failed");
-        pid_ = fork();
-        if (pid_ < 0)
-            throw std::runtime_error("fork failed");
-        if (pid_ == 0) {
-            close(go[1]);
-            close(done[0]);
-            prctl(PR_SET_NAME, "tpk-offcpu", 0, 0, 0);
-            char byte;
-            if (read(go[0], &byte, 1) != 1)
-                _exit(1);
-            char result = tpk_sleep_here(slept_ms) == 0 ? 0 : 2;
-            if (write(done[1], &result, 1) != 1)
-                _exit(3);
-            while (read(go[0], &byte, 1) > 0) { // until the parent closes go
-            }
-            _exit(0);
-        }
-        close(go[0]);
-        close(done[1]);
-        go_fd_ = go[1];
-        done_fd_ = done[0];
-    }
-    ~Sleeper()
-    {
-        close(go_fd_);
-        close(done_fd_);
-        int status = 0;
-        waitpid(pid_, &status, 0);
-    }
-    Sleeper(const Sleeper&) = delete;
-    Sleeper& operator=(const Sleeper&) = delete;
+// A child named tpk-offcpu that sleeps slept_ms in tpk_sleep_here at each act_once() (0 when the
+// nanosleep returned 0), alive until destroyed, so that the tool can read its mappings when it
+// prints.
+tpkit::live::ScriptedChild sleeper()
+{
+    return {"tpk-offcpu", {}, [] { return tpk_sleep_here(slept_ms) == 0 ? 0 : 2; },
+            tpkit::live::ScriptedChild::Acts::on_request};
+}
 
-    pid_t pid() const { return pid_; }
-
-    // Sleeps slept_ms once in tpk_sleep_here; true when the nanosleep returned 0.
-    bool sleep_once()
-    {
-        char byte = 0;
-        return write(go_fd_, &byte, 1) == 1 && read(done_fd_, &byte, 1) == 1 && byte == 0;
-    }
-
-private:
-    pid_t pid_ = -1;
-    int go_fd_ = -1;
-    int done_fd_ = -1;
-};
-
-std::unique_ptr<ToolRun> offcputime(const Sleeper& sleeper, std::vector<std::string> options)
+std::unique_ptr<ToolRun> offcputime(const tpkit::live::ScriptedChild& sleeper, std::vector<std::string> options)
 {
     options.insert(options.begin(), {tpkit::live::tool_path("offcputime"), "-p",
                                      std::to_string(sleeper.pid()), "--stack-storage-size", "1024"});
@@ -153,9 +107,9 @@ std::size_t count_sleeps(const std::vector<nlohmann::json>& stacks)
 TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
 {
     TPKIT_REQUIRE_LIVE();
-    Sleeper sleeper;
+    auto sleeper = ::sleeper();
     auto tool = offcputime(sleeper, {"--json"});
-    ASSERT_TRUE(sleeper.sleep_once());
+    ASSERT_EQ(sleeper.act_once(), 0);
     auto stacks = stacks_of(*tool);
     ASSERT_EQ(count_sleeps(stacks), 1u) << "stacks: " << stacks.size();
     for (const auto& s : stacks) {
@@ -176,7 +130,7 @@ TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
 TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
 {
     TPKIT_REQUIRE_LIVE();
-    Sleeper sleeper;
+    auto sleeper = ::sleeper();
     // One sleep, watched by one tool per option at once.
     auto folded = offcputime(sleeper, {"-f"});
     auto kernel_stacks = offcputime(sleeper, {"--json", "-K"});
@@ -186,7 +140,7 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
     auto longer = offcputime(sleeper, {"--json", "-m", std::to_string(slept_ms * 1000 / 2)});
     auto shorter = offcputime(sleeper, {"--json", "-M", std::to_string(slept_ms * 1000 / 2)});
     auto kernel_threads = offcputime(sleeper, {"--json", "-k"});
-    ASSERT_TRUE(sleeper.sleep_once());
+    ASSERT_EQ(sleeper.act_once(), 0);
 
     // comm;user frames;kernel frames, outermost first, then the microseconds.
     ASSERT_EQ(folded->stop(SIGINT), 0) << folded->stderr_text();

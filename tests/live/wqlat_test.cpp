@@ -5,6 +5,7 @@
 // a process that reads it N times queues exactly N × CPUs work items of that function, and
 // they have all started before its read returns. The same holds on 6.1 and 6.18.
 #include "live.hpp"
+#include "scripted_child.hpp"
 #include "tool_run.hpp"
 
 #include <fcntl.h>
@@ -41,56 +42,12 @@ int read_stat_refresh()
     return 0;
 }
 
-// A child named tpk-wqlat that reads stat_refresh when told to, then exits.
-class Reader {
-public:
-    Reader()
-    {
-        int go[2];
-        if (pipe2(go, O_CLOEXEC) != 0)
-            throw std::runtime_error("pipe failed");
-        pid_ = fork();
-        if (pid_ < 0)
-            throw std::runtime_error("fork failed");
-        if (pid_ == 0) {
-            close(go[1]);
-            prctl(PR_SET_NAME, "tpk-wqlat", 0, 0, 0);
-            char byte;
-            _exit(read(go[0], &byte, 1) == 1 ? read_stat_refresh() : 1);
-        }
-        close(go[0]);
-        go_fd_ = go[1];
-    }
-    ~Reader()
-    {
-        if (go_fd_ >= 0)
-            close(go_fd_);
-        if (!reaped_)
-            waitpid(pid_, nullptr, 0);
-    }
-    Reader(const Reader&) = delete;
-    Reader& operator=(const Reader&) = delete;
-
-    pid_t pid() const { return pid_; }
-
-    // Lets it read and waits for it: its exit code, 0 when every read went through.
-    int go_and_wait()
-    {
-        char byte = 1;
-        bool told = write(go_fd_, &byte, 1) == 1;
-        close(go_fd_);
-        go_fd_ = -1;
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        reaped_ = true;
-        return told && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-
-private:
-    pid_t pid_ = -1;
-    int go_fd_ = -1;
-    bool reaped_ = false;
-};
+// A child named tpk-wqlat that reads stat_refresh when told to, then exits (0 when every read
+// went through).
+tpkit::live::ScriptedChild reader()
+{
+    return {"tpk-wqlat", {}, read_stat_refresh};
+}
 
 std::unique_ptr<ToolRun> wqlat(std::vector<std::string> options)
 {
@@ -124,7 +81,7 @@ TEST(WqlatExact, StatRefreshQueuesRefreshVmStatsOncePerOnlineCpu)
     ASSERT_GT(cpus, 0);
     const std::string expected = std::to_string(reads * cpus);
 
-    Reader reader;
+    auto reader = ::reader();
     const std::string pid = std::to_string(reader.pid());
     auto every_function = wqlat({"-p", pid});
     auto one_function = wqlat({"-p", pid, "-w", "refresh_vm_stats", "-m"});
@@ -151,7 +108,7 @@ TEST(WqlatExact, FunctionFilterWithoutTaskFilter)
         GTEST_SKIP() << stat_refresh << " is absent on this kernel";
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     auto tool = wqlat({"-w", "refresh_vm_stats"});
-    Reader reader;
+    auto reader = ::reader();
     ASSERT_EQ(reader.go_and_wait(), 0);
     auto hists = histograms(*tool);
     // Only that function; others on the machine may read stat_refresh meanwhile: at least ours.
