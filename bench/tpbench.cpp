@@ -632,6 +632,9 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"runqlat", "runqlat 1 1", "tpkit", {tool("runqlat"), "1", "1"}, 1, {}, 3},
         {"cpudist", "cpudist 1 1", "tpkit", {tool("cpudist"), "1", "1"}, 1, {}},
         {"offcputime", "offcputime -d 1", "tpkit", {tool("offcputime"), "-d", "1"}, 1, {}},
+        {"biolatency", "biolatency 1 1", "tpkit", {tool("biolatency"), "1", "1"}, 1, {}, 2},
+        {"hardirqs", "hardirqs 1 1", "tpkit", {tool("hardirqs"), "1", "1"}, 1, {}, 2},
+        {"softirqs", "softirqs 1 1", "tpkit", {tool("softirqs"), "1", "1"}, 1, {}, 2},
     };
     auto add = [&](std::string id, std::string label, std::string family,
                    const std::string& program, std::vector<std::string> args, double seconds) {
@@ -655,6 +658,12 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
     add("libbpf-cpudist", "libbpf-tools cpudist 1 1", "libbpf-tools", p.cpudist, {"1", "1"}, 1);
     add("libbpf-offcputime", "libbpf-tools offcputime 1", "libbpf-tools", p.offcputime, {"1"}, 1);
     add("libbpf-syscount", "libbpf-tools syscount -d 1", "libbpf-tools", p.syscount, {"-d", "1"}, 1);
+    for (const auto& [name, program] :
+         {std::pair{"biolatency", p.biolatency}, {"hardirqs", p.hardirqs}, {"softirqs", p.softirqs}}) {
+        add(fmt::format("libbpf-{}", name), fmt::format("libbpf-tools {} 1 1", name), "libbpf-tools",
+            program, {"1", "1"}, 1);
+        out.back().programs = 2;
+    }
     add("perf-stat", "perf stat -e syscalls:sys_enter_read -a -- sleep", "perf", p.perf,
         {"stat", "-x,", "-e", "syscalls:sys_enter_read", "-a", "--", "sleep", d},
         cfg.fixed_seconds);
@@ -1016,7 +1025,8 @@ public:
             bpf_target("block-" + name, "blockio", name, "libbpf-" + name, 1.0);
         for (std::string name : {"softirqs", "tcpstates", "tcplife"})
             bpf_target("tcp-" + name, "connect", name, "libbpf-" + name, 1.0);
-        for (std::string name : {"syscount", "runqlat", "cpudist", "offcputime"})
+        for (std::string name :
+             {"syscount", "runqlat", "cpudist", "offcputime", "biolatency", "hardirqs", "softirqs"})
             for (const auto& [what, figures, unit] : {std::tuple{"fixed cost", &fixed_ms_, "ms"},
                                                       std::tuple{"peak RSS", &rss_mib_, "MiB"}}) {
                 Target x{fmt::format("{}: {} ≤ libbpf-tools {}'s", name, what, name),
