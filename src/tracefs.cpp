@@ -110,6 +110,13 @@ bool event_exists(const TracepointName& name)
     return fs::is_directory(tracefs_root() / "events" / name.system / name.event, ec);
 }
 
+void require_event(const TracepointName& name, std::string_view which)
+{
+    if (!event_exists(name))
+        throw Error(Exit::unknown_target,
+                    fmt::format("this kernel has no {} tracepoint ({})", name.str(), which));
+}
+
 bool attaches_bpf(const TracepointName& name) { return name.system != "ftrace"; }
 
 } // namespace tpkit

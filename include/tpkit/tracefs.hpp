@@ -31,6 +31,10 @@ std::filesystem::path event_dir(const TracepointName& name);
 // arm64 only openat()) and kernel versions.
 bool event_exists(const TracepointName& name);
 
+// For a tool that needs the event: throws Error(unknown_target) "this kernel has no SYS:EVENT
+// tracepoint (WHICH)" when it is missing, `which` saying which kernels have it.
+void require_event(const TracepointName& name, std::string_view which);
+
 // Whether the kernel attaches BPF programs to the event: not to ftrace:* events, the tracers'
 // own records (perf_event_open or the attach fails with EINVAL or EPERM).
 bool attaches_bpf(const TracepointName& name);
