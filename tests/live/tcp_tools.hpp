@@ -80,4 +80,23 @@ inline std::vector<TcpEvent> stop_and_take_events(ToolRun& tool)
     return events;
 }
 
+// NAME --json -p CHILD ARGS..., attached while `child` waits to act; then the child acts and
+// exits (its status into *child_status), and once `expected` events of it arrived (or the wait
+// ran out) the tool stops: the child's events, in order, all the tool gave.
+inline std::vector<TcpEvent> events_of_child(const std::string& name, std::vector<std::string> args,
+                                             std::size_t links, ScriptedChild& child,
+                                             std::size_t expected, int* child_status)
+{
+    using namespace std::chrono_literals;
+    const std::string pid = std::to_string(child.pid());
+    args.insert(args.begin(), {"-p", pid});
+    auto tool = attached_json_tool(name, args, links);
+    *child_status = child.go_and_wait();
+    std::size_t seen = 0;
+    tool->wait_for_line(
+        [&](const std::string& line) { return (seen += parse_flat_json(line)["pid"] == pid) >= expected; },
+        10s);
+    return of_pid(stop_and_take_events(*tool), child.pid());
+}
+
 } // namespace tpkit::live
