@@ -153,20 +153,25 @@ std::uint16_t port_of(const sockaddr_storage& storage)
                                               : reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
 }
 
+bool bind_loopback(int fd, Inet inet, std::uint16_t port)
+{
+    sockaddr_storage address;
+    socklen_t length = loopback_address(inet, port, address);
+    return bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0;
+}
+
 TcpServer::TcpServer(const NetNamespace& ns, Inet inet, std::uint16_t port, int connections,
                      std::size_t request, std::size_t reply)
     : reply_(reply, 'r')
 {
     auto prepare = [this, &ns, inet, port] {
-        sockaddr_storage address;
-        socklen_t length = loopback_address(inet, port, address);
         int on = 1;
         if (!ns.enter())
             return 1;
         listener_ = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (listener_ < 0 || setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0)
             return 2;
-        if (bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0)
+        if (!bind_loopback(listener_, inet, port))
             return 3;
         return listen(listener_, 1) == 0 ? 0 : 4;
     };

@@ -50,6 +50,8 @@ int family_of(Inet inet);
 socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage);
 // The port of a socket address (AF_INET or AF_INET6), host order.
 std::uint16_t port_of(const sockaddr_storage& storage);
+// Binds socket fd to the loopback at `port`; whether it could.
+bool bind_loopback(int fd, Inet inet, std::uint16_t port);
 
 // A TCP server in the namespace, named "tpk-server": once made it listens on the loopback at
 // `port` (with backlog 1); once started it accepts `connections` connections one after the
