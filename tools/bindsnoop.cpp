@@ -74,10 +74,7 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        // Classic tracepoints, which libbpf finds in tracefs; syscalls:* only with
-        // CONFIG_FTRACE_SYSCALLS.
-        for (const char* event : {"sys_enter_bind", "sys_exit_bind"})
-            tpkit::require_event({"syscalls", event}, "kernels built with CONFIG_FTRACE_SYSCALLS have it");
+        tpkit::require_syscall_events("bind"); // classic tracepoints, found in tracefs
         tpkit::run_stream<bindsnoop_bpf, Event>(cli, columns, [&](bindsnoop_bpf& skel) {
             tpkit::apply_inet_filter(skel, filter);
             skel.rodata->include_failed = include_failed;

@@ -50,10 +50,7 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        // Classic tracepoints, which libbpf finds in tracefs; syscalls:* only with
-        // CONFIG_FTRACE_SYSCALLS.
-        for (const char* event : {"sys_enter_listen", "sys_exit_listen"})
-            tpkit::require_event({"syscalls", event}, "kernels built with CONFIG_FTRACE_SYSCALLS have it");
+        tpkit::require_syscall_events("listen"); // classic tracepoints, found in tracefs
         tpkit::run_stream<solisten_bpf, Event>(cli, columns, [&](solisten_bpf& skel) {
             tpkit::apply_inet_filter(skel, filter);
         });

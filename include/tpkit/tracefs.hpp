@@ -35,6 +35,10 @@ bool event_exists(const TracepointName& name);
 // tracepoint (WHICH)" when it is missing, `which` saying which kernels have it.
 void require_event(const TracepointName& name, std::string_view which);
 
+// require_event() for syscalls:sys_enter_SYSCALL and sys_exit_SYSCALL, which kernels built
+// without CONFIG_FTRACE_SYSCALLS lack.
+void require_syscall_events(std::string_view syscall);
+
 // Whether the kernel attaches BPF programs to the event: not to ftrace:* events, the tracers'
 // own records (perf_event_open or the attach fails with EINVAL or EPERM).
 bool attaches_bpf(const TracepointName& name);
