@@ -3,7 +3,6 @@
  * the new descriptor, read from the task's file table with CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
@@ -12,25 +11,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* The struct sock behind the current task's descriptor fd, or NULL. */
-static __always_inline struct sock *socket_of_fd(long fd)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *file = NULL;
-	struct socket *socket;
-
-	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
-		return NULL;
-	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
-	if (!file)
-		return NULL;
-	/* accept() returns socket files only: private_data is their struct socket. */
-	socket = BPF_CORE_READ(file, private_data);
-	return BPF_CORE_READ(socket, sk);
-}
-
 static __always_inline void accepted(void *ctx, long fd)
 {
 	struct tcpaccept_event event = {};
@@ -38,7 +18,7 @@ static __always_inline void accepted(void *ctx, long fd)
 
 	if (fd < 0 || !tpkit_current_selected())
 		return;
-	sk = socket_of_fd(fd);
+	sk = tpkit_sock_of_fd(fd);
 	if (!sk || !tpkit_sock_is_tcp(sk))
 		return;
 	tpkit_read_inet_tuple(sk, &event.tuple);

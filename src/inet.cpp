@@ -24,6 +24,23 @@ std::string address_text(std::uint16_t family, const std::uint8_t (&address)[16]
 
 unsigned ip_version(const tpkit_inet_tuple& t) { return t.family == AF_INET6 ? 6 : 4; }
 
+std::string_view protocol_name(int protocol)
+{
+    switch (protocol) {
+    case IPPROTO_TCP:
+        return "TCP";
+    case IPPROTO_UDP:
+        return "UDP";
+    default:
+        return "UNK";
+    }
+}
+
+std::string versioned_protocol_name(int protocol, const tpkit_inet_tuple& t)
+{
+    return fmt::format("{}v{}", protocol_name(protocol), ip_version(t));
+}
+
 std::string_view tcp_state_name(int state)
 {
     // include/net/tcp_states.h, numbered from TCP_ESTABLISHED = 1

@@ -110,6 +110,20 @@ bool event_exists(const TracepointName& name)
     return fs::is_directory(tracefs_root() / "events" / name.system / name.event, ec);
 }
 
+void require_event(const TracepointName& name, std::string_view which)
+{
+    if (!event_exists(name))
+        throw Error(Exit::unknown_target,
+                    fmt::format("this kernel has no {} tracepoint ({})", name.str(), which));
+}
+
+void require_syscall_events(std::string_view syscall)
+{
+    for (const char* side : {"enter", "exit"})
+        require_event({"syscalls", fmt::format("sys_{}_{}", side, syscall)},
+                      "kernels built with CONFIG_FTRACE_SYSCALLS have it");
+}
+
 bool attaches_bpf(const TracepointName& name) { return name.system != "ftrace"; }
 
 } // namespace tpkit

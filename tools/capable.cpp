@@ -70,10 +70,7 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        if (!tpkit::event_exists({"capability", "cap_capable"}))
-            throw tpkit::Error(tpkit::Exit::unknown_target,
-                               "this kernel has no capability:cap_capable tracepoint (Linux 6.14 "
-                               "and later have it)");
+        tpkit::require_event({"capability", "cap_capable"}, "Linux 6.14 and later have it");
         tpkit::run_stream<capable_bpf, Event>(cli, columns(extra), [&](capable_bpf& skel) {
             skel.rodata->unique_by = unique == "pid"      ? CAPABLE_UNIQUE_PID
                                      : unique == "cgroup" ? CAPABLE_UNIQUE_CGROUP

@@ -24,6 +24,11 @@ inline std::string remote_address_text(const tpkit_inet_tuple& t) { return addre
 // 4 or 6, as bcc's IP column shows the family.
 unsigned ip_version(const tpkit_inet_tuple& t);
 
+// An IP protocol as bcc's socket tools name it: TCP, UDP, else UNK.
+std::string_view protocol_name(int protocol);
+// The same with the socket's IP version, as bcc's solisten has it: TCPv4, TCPv6.
+std::string versioned_protocol_name(int protocol, const tpkit_inet_tuple& t);
+
 // A TCP state as bcc's tools name it (the kernel's TCP_ESTABLISHED: "ESTABLISHED"); a number
 // the kernel does not define: "UNKNOWN".
 std::string_view tcp_state_name(int state);

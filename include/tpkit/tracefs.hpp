@@ -31,6 +31,14 @@ std::filesystem::path event_dir(const TracepointName& name);
 // arm64 only openat()) and kernel versions.
 bool event_exists(const TracepointName& name);
 
+// For a tool that needs the event: throws Error(unknown_target) "this kernel has no SYS:EVENT
+// tracepoint (WHICH)" when it is missing, `which` saying which kernels have it.
+void require_event(const TracepointName& name, std::string_view which);
+
+// require_event() for syscalls:sys_enter_SYSCALL and sys_exit_SYSCALL, which kernels built
+// without CONFIG_FTRACE_SYSCALLS lack.
+void require_syscall_events(std::string_view syscall);
+
 // Whether the kernel attaches BPF programs to the event: not to ftrace:* events, the tracers'
 // own records (perf_event_open or the attach fails with EINVAL or EPERM).
 bool attaches_bpf(const TracepointName& name);

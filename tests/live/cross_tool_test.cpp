@@ -123,6 +123,8 @@ const std::vector<ToolSpec> specs{
     {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
     {"tcpaccept", Kind::tracer, {}, {"accept_exit", "accept4_exit"}, 2, true},
     {"tcprtt", Kind::tracer, {}, {"segment_receive"}, 1, false, false, false},
+    {"solisten", Kind::tracer, {}, {"listen_entry", "listen_state", "listen_exit"}, 3, true},
+    {"bindsnoop", Kind::tracer, {}, {"bind_entry", "bind_exit"}, 2, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.

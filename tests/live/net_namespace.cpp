@@ -32,32 +32,6 @@ bool loopback_up()
     return up;
 }
 
-// The loopback at `port` as a socket address of the family `inet` uses.
-socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage)
-{
-    storage = {};
-    if (inet == Inet::v4) {
-        auto& a = reinterpret_cast<sockaddr_in&>(storage);
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        return sizeof(a);
-    }
-    auto& a = reinterpret_cast<sockaddr_in6&>(storage);
-    a.sin6_family = AF_INET6;
-    a.sin6_port = htons(port);
-    inet_pton(AF_INET6, inet == Inet::v6 ? "::1" : "::ffff:127.0.0.1", &a.sin6_addr);
-    return sizeof(a);
-}
-
-int family_of(Inet inet) { return inet == Inet::v4 ? AF_INET : AF_INET6; }
-
-std::uint16_t port_of(const sockaddr_storage& storage)
-{
-    return ntohs(storage.ss_family == AF_INET ? reinterpret_cast<const sockaddr_in&>(storage).sin_port
-                                              : reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
-}
-
 bool write_all(int fd, const char* data, std::size_t size)
 {
     while (size > 0) {
@@ -154,20 +128,50 @@ std::string loopback_text(Inet inet)
 
 unsigned ip_version(Inet inet) { return inet == Inet::v4 ? 4 : 6; }
 
+socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage)
+{
+    storage = {};
+    if (inet == Inet::v4) {
+        auto& a = reinterpret_cast<sockaddr_in&>(storage);
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return sizeof(a);
+    }
+    auto& a = reinterpret_cast<sockaddr_in6&>(storage);
+    a.sin6_family = AF_INET6;
+    a.sin6_port = htons(port);
+    inet_pton(AF_INET6, inet == Inet::v6 ? "::1" : "::ffff:127.0.0.1", &a.sin6_addr);
+    return sizeof(a);
+}
+
+int family_of(Inet inet) { return inet == Inet::v4 ? AF_INET : AF_INET6; }
+
+std::uint16_t port_of(const sockaddr_storage& storage)
+{
+    return ntohs(storage.ss_family == AF_INET ? reinterpret_cast<const sockaddr_in&>(storage).sin_port
+                                              : reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
+}
+
+bool bind_loopback(int fd, Inet inet, std::uint16_t port)
+{
+    sockaddr_storage address;
+    socklen_t length = loopback_address(inet, port, address);
+    return bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0;
+}
+
 TcpServer::TcpServer(const NetNamespace& ns, Inet inet, std::uint16_t port, int connections,
                      std::size_t request, std::size_t reply)
     : reply_(reply, 'r')
 {
     auto prepare = [this, &ns, inet, port] {
-        sockaddr_storage address;
-        socklen_t length = loopback_address(inet, port, address);
         int on = 1;
         if (!ns.enter())
             return 1;
         listener_ = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (listener_ < 0 || setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0)
             return 2;
-        if (bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0)
+        if (!bind_loopback(listener_, inet, port))
             return 3;
         return listen(listener_, 1) == 0 ? 0 : 4;
     };

@@ -5,6 +5,7 @@
 
 #include "scripted_child.hpp"
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -43,6 +44,14 @@ enum class Inet { v4, v6, v4_mapped };
 std::string loopback_text(Inet inet);
 // 4 or 6: the socket family as the TCP tools' IP column shows it.
 unsigned ip_version(Inet inet);
+// AF_INET or AF_INET6: the family of a socket on that loopback.
+int family_of(Inet inet);
+// The loopback at `port` as a socket address of that family; its length.
+socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage);
+// The port of a socket address (AF_INET or AF_INET6), host order.
+std::uint16_t port_of(const sockaddr_storage& storage);
+// Binds socket fd to the loopback at `port`; whether it could.
+bool bind_loopback(int fd, Inet inet, std::uint16_t port);
 
 // A TCP server in the namespace, named "tpk-server": once made it listens on the loopback at
 // `port` (with backlog 1); once started it accepts `connections` connections one after the

@@ -8,10 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,6 +81,42 @@ inline std::vector<TcpEvent> stop_and_take_events(ToolRun& tool)
         if (e.count("pid"))
             events.push_back(std::move(e));
     }
+    return events;
+}
+
+// A child named `comm` in a private network namespace runs `script(report_fd)` (0: each step
+// went as expected, else which did not) under NAME --json -p CHILD ARGS... once that holds `links`
+// links. Once `expected` events of the child arrived (or the wait ran out) the tool stops: the
+// child's events, in order, all the tool gave; what the child wrote to report_fd into *report.
+template <class Report>
+std::vector<TcpEvent> events_of_script(const std::string& name, std::vector<std::string> args,
+                                       std::size_t links, const char* comm,
+                                       const std::function<int(int)>& script, std::size_t expected,
+                                       Report* report)
+{
+    using namespace std::chrono_literals;
+    NetNamespace ns;
+    int report_pipe[2];
+    if (pipe2(report_pipe, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    std::vector<TcpEvent> events;
+    {
+        ScriptedChild child(
+            comm, [&] { return ns.enter() ? 0 : 1; }, [&] { return script(report_pipe[1]); });
+        const std::string pid = std::to_string(child.pid());
+        args.insert(args.begin(), {"-p", pid});
+        auto tool = attached_json_tool(name, args, links);
+        EXPECT_EQ(child.go_and_wait(), 0) << comm << " failed at that step";
+        std::size_t seen = 0;
+        tool->wait_for_line(
+            [&](const std::string& line) { return (seen += parse_flat_json(line)["pid"] == pid) >= expected; },
+            10s);
+        events = of_pid(stop_and_take_events(*tool), child.pid());
+    }
+    close(report_pipe[1]);
+    EXPECT_EQ(read(report_pipe[0], report, sizeof(*report)), ssize_t(sizeof(*report)))
+        << comm << " reported nothing";
+    close(report_pipe[0]);
     return events;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// The TCP tools' text: addresses as the kernel prints them, states by name, port lists.
+// The socket tools' text: addresses as the kernel prints them, protocols and states by name,
+// port lists.
 #include <tpkit/inet.hpp>
 
 #include <gtest/gtest.h>
@@ -50,6 +51,18 @@ TEST(InetText, TcpStatesByName)
     EXPECT_EQ(tpkit::tcp_state_name(12), "NEW_SYN_RECV");
     EXPECT_EQ(tpkit::tcp_state_name(0), "UNKNOWN");
     EXPECT_EQ(tpkit::tcp_state_name(13), "UNKNOWN");
+}
+
+TEST(InetText, ProtocolsAsBccNamesThem)
+{
+    EXPECT_EQ(tpkit::protocol_name(IPPROTO_TCP), "TCP");
+    EXPECT_EQ(tpkit::protocol_name(IPPROTO_UDP), "UDP");
+    EXPECT_EQ(tpkit::protocol_name(IPPROTO_RAW), "UNK");
+    tpkit_inet_tuple t{};
+    t.family = AF_INET;
+    EXPECT_EQ(tpkit::versioned_protocol_name(IPPROTO_TCP, t), "TCPv4");
+    t.family = AF_INET6;
+    EXPECT_EQ(tpkit::versioned_protocol_name(IPPROTO_TCP, t), "TCPv6");
 }
 
 TEST(InetPorts, ListsOfOneToEightPorts)

@@ -15,6 +15,7 @@
  *	               if (c) c->path = ...;
  *	at the return: struct open_call *c = tpkit_call_return(&open_calls, OPEN_CALL);
  *	               if (c) ... the entry's fields, the return value from the exit's context
+ *	in between:    tpkit_call_current(&open_calls, OPEN_CALL), at an event inside the call
  *
  * The value is the thread's from one call to the next: the entry sets every field it uses. An
  * entry that finds no memory for the value is counted in tpkit_drops: its event is lost. A large
@@ -57,15 +58,23 @@ static __always_inline void *tpkit_call_enter(void *map, __u32 id)
 	return call;
 }
 
+/* The current thread's value if call `id` is in progress, which goes on; NULL otherwise. For
+ * what happens inside the call (a tracepoint the kernel hits on the thread's behalf). */
+static __always_inline void *tpkit_call_current(void *map, __u32 id)
+{
+	struct tpkit_call *call = bpf_task_storage_get(map, bpf_get_current_task_btf(), 0, 0);
+
+	return call && call->id == id ? call : 0;
+}
+
 /* The current thread's value if call `id` is the one in progress, which then ends; NULL when the
  * thread was not in it (not selected at the entry, or the entry came before the attach). */
 static __always_inline void *tpkit_call_return(void *map, __u32 id)
 {
-	struct tpkit_call *call = bpf_task_storage_get(map, bpf_get_current_task_btf(), 0, 0);
+	struct tpkit_call *call = tpkit_call_current(map, id);
 
-	if (!call || call->id != id)
-		return 0;
-	call->id = 0;
+	if (call)
+		call->id = 0;
 	return call;
 }
 

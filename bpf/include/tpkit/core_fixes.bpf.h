@@ -80,4 +80,37 @@ static __always_inline struct gendisk *tpkit_request_disk(void *request)
 	return BPF_CORE_READ(rq, q, disk);
 }
 
+/* 3f7e753206bb "inet: move inet->freebind to inet->inet_flags", 4bd0623f04ee "inet: move
+ * inet->transparent to inet->inet_flags" and ca571e2eb7eb "inet: move inet->bind_address_no_port
+ * to inet->inet_flags" (6.6) turned three bit-fields of struct inet_sock into bits of inet_flags
+ * (INET_FLAGS_FREEBIND, _TRANSPARENT, _BIND_ADDRESS_NO_PORT: an anonymous enum, which CO-RE
+ * cannot relocate; its values are those of vmlinux.h). */
+struct inet_sock___old {
+	__u8 freebind : 1;
+	__u8 transparent : 1;
+	__u8 bind_address_no_port : 1;
+} __attribute__((preserve_access_index));
+
+#define TPKIT_INET_FREEBIND 1u             /* IP_FREEBIND */
+#define TPKIT_INET_TRANSPARENT 2u          /* IP_TRANSPARENT */
+#define TPKIT_INET_BIND_ADDRESS_NO_PORT 4u /* IP_BIND_ADDRESS_NO_PORT */
+
+/* The IP_FREEBIND, IP_TRANSPARENT and IP_BIND_ADDRESS_NO_PORT options of an inet socket (a
+ * struct inet_sock *), as TPKIT_INET_* bits. */
+static __always_inline __u32 tpkit_inet_bind_options(void *inet_sock)
+{
+	struct inet_sock___old *old = inet_sock;
+	unsigned long flags;
+
+	if (bpf_core_field_exists(old->freebind))
+		return (BPF_CORE_READ_BITFIELD_PROBED(old, freebind) ? TPKIT_INET_FREEBIND : 0) |
+		       (BPF_CORE_READ_BITFIELD_PROBED(old, transparent) ? TPKIT_INET_TRANSPARENT : 0) |
+		       (BPF_CORE_READ_BITFIELD_PROBED(old, bind_address_no_port) ?
+				TPKIT_INET_BIND_ADDRESS_NO_PORT : 0);
+	flags = BPF_CORE_READ((struct inet_sock *)inet_sock, inet_flags);
+	return (flags & (1ul << INET_FLAGS_FREEBIND) ? TPKIT_INET_FREEBIND : 0) |
+	       (flags & (1ul << INET_FLAGS_TRANSPARENT) ? TPKIT_INET_TRANSPARENT : 0) |
+	       (flags & (1ul << INET_FLAGS_BIND_ADDRESS_NO_PORT) ? TPKIT_INET_BIND_ADDRESS_NO_PORT : 0);
+}
+
 #endif

@@ -23,6 +23,29 @@ const volatile __u16 tpkit_target_family = 0; /* AF_INET or AF_INET6, 0: both */
 const volatile __u16 tpkit_target_lports[TPKIT_MAX_PORTS] = {};
 const volatile __u16 tpkit_target_rports[TPKIT_MAX_PORTS] = {};
 
+#define TPKIT_S_IFMT 00170000
+#define TPKIT_S_IFSOCK 0140000
+
+/* The struct sock behind the current task's descriptor fd (its file table read with CO-RE), or
+ * NULL when fd is not open or not a socket: the descriptor a syscall was given may be anything,
+ * and only a socket file's private_data is a struct socket. */
+static __always_inline struct sock *tpkit_sock_of_fd(long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *file = NULL;
+	struct socket *socket;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	if (!file || (BPF_CORE_READ(file, f_inode, i_mode) & TPKIT_S_IFMT) != TPKIT_S_IFSOCK)
+		return NULL;
+	socket = BPF_CORE_READ(file, private_data);
+	return BPF_CORE_READ(socket, sk);
+}
+
 static __always_inline bool tpkit_sock_is_tcp(const struct sock *sk)
 {
 	return BPF_CORE_READ(sk, sk_protocol) == IPPROTO_TCP;
