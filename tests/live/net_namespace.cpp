@@ -14,6 +14,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace tpkit::live {
@@ -31,26 +33,6 @@ bool loopback_up()
     close(fd);
     return up;
 }
-
-// The loopback at `port` as a socket address of the family `inet` uses.
-socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage)
-{
-    storage = {};
-    if (inet == Inet::v4) {
-        auto& a = reinterpret_cast<sockaddr_in&>(storage);
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        return sizeof(a);
-    }
-    auto& a = reinterpret_cast<sockaddr_in6&>(storage);
-    a.sin6_family = AF_INET6;
-    a.sin6_port = htons(port);
-    inet_pton(AF_INET6, inet == Inet::v6 ? "::1" : "::ffff:127.0.0.1", &a.sin6_addr);
-    return sizeof(a);
-}
-
-int family_of(Inet inet) { return inet == Inet::v4 ? AF_INET : AF_INET6; }
 
 std::uint16_t port_of(const sockaddr_storage& storage)
 {
@@ -154,22 +136,66 @@ std::string loopback_text(Inet inet)
 
 unsigned ip_version(Inet inet) { return inet == Inet::v4 ? 4 : 6; }
 
+socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage)
+{
+    storage = {};
+    if (inet == Inet::v4) {
+        auto& a = reinterpret_cast<sockaddr_in&>(storage);
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return sizeof(a);
+    }
+    auto& a = reinterpret_cast<sockaddr_in6&>(storage);
+    a.sin6_family = AF_INET6;
+    a.sin6_port = htons(port);
+    inet_pton(AF_INET6, inet == Inet::v6 ? "::1" : "::ffff:127.0.0.1", &a.sin6_addr);
+    return sizeof(a);
+}
+
+int family_of(Inet inet) { return inet == Inet::v4 ? AF_INET : AF_INET6; }
+
+int listen_on_loopback(Inet inet, std::uint16_t port)
+{
+    sockaddr_storage address;
+    socklen_t length = loopback_address(inet, port, address);
+    int on = 1;
+    int fd = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == 0 &&
+        bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0 && listen(fd, 1) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+std::uint64_t tcp_counter(const NetNamespace& ns, const std::string& name)
+{
+    // /proc/PID/net is the network namespace of PID: the holder's, whatever the reader's own.
+    std::string path = ns.path();
+    path.replace(path.rfind("ns/net"), 6, "net/snmp");
+    std::ifstream snmp(path);
+    std::string names, values;
+    while (std::getline(snmp, names) && std::getline(snmp, values)) {
+        if (!names.starts_with("Tcp:"))
+            continue;
+        std::istringstream n(names), v(values);
+        for (std::string key, value; n >> key && v >> value;)
+            if (key == name)
+                return std::stoull(value);
+    }
+    throw std::runtime_error("no Tcp: " + name + " in " + path);
+}
+
 TcpServer::TcpServer(const NetNamespace& ns, Inet inet, std::uint16_t port, int connections,
                      std::size_t request, std::size_t reply)
     : reply_(reply, 'r')
 {
     auto prepare = [this, &ns, inet, port] {
-        sockaddr_storage address;
-        socklen_t length = loopback_address(inet, port, address);
-        int on = 1;
         if (!ns.enter())
             return 1;
-        listener_ = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (listener_ < 0 || setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0)
-            return 2;
-        if (bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0)
-            return 3;
-        return listen(listener_, 1) == 0 ? 0 : 4;
+        listener_ = listen_on_loopback(inet, port);
+        return listener_ >= 0 ? 0 : 2;
     };
     auto act = [this, connections, request] {
         for (int i = 0; i < connections; i++) {

@@ -5,6 +5,7 @@
 
 #include "scripted_child.hpp"
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -43,6 +44,18 @@ enum class Inet { v4, v6, v4_mapped };
 std::string loopback_text(Inet inet);
 // 4 or 6: the socket family as the TCP tools' IP column shows it.
 unsigned ip_version(Inet inet);
+
+// The loopback at `port` as a socket address of the family `inet` uses; its length.
+socklen_t loopback_address(Inet inet, std::uint16_t port, sockaddr_storage& storage);
+// AF_INET or AF_INET6: the socket family of `inet`.
+int family_of(Inet inet);
+// A TCP socket listening (backlog 1, SO_REUSEADDR) on the loopback at `port`, in the caller's
+// network namespace; -1 when one of the steps fails. Raw system calls only (forked children).
+int listen_on_loopback(Inet inet, std::uint16_t port);
+
+// A counter of the namespace's own TCP MIB (the "Tcp:" lines of its /proc/net/snmp, IPv4 and
+// IPv6 alike), such as "RetransSegs": what the kernel itself counted there.
+std::uint64_t tcp_counter(const NetNamespace& ns, const std::string& name);
 
 // A TCP server in the namespace, named "tpk-server": once made it listens on the loopback at
 // `port` (with backlog 1); once started it accepts `connections` connections one after the
