@@ -123,6 +123,7 @@ const std::vector<ToolSpec> specs{
     {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
     {"tcpaccept", Kind::tracer, {}, {"accept_exit", "accept4_exit"}, 2, true},
     {"tcpretrans", Kind::tracer, {}, {"retransmit_skb", "retransmit_syna"}, 2, true},
+    {"tcpdrop", Kind::tracer, {}, {"skb_dropped"}, 1, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.
