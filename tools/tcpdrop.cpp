@@ -93,6 +93,56 @@ std::string reason_text(const std::map<std::uint32_t, std::string>& names, std::
     return it != names.end() ? it->second : fmt::format("UNKNOWN({})", reason);
 }
 
+struct Options {
+    tpkit::InetFilter filter;
+    bool stacks = false, all_reasons = false, offsets = false;
+    std::uint32_t stack_storage = 1024;
+};
+
+void run(const tpkit::Cli& cli, const Options& o)
+{
+    const auto names = reason_names();
+    const tpkit::CommonOptions& options = cli.options();
+    const tpkit::Columns<Drop> shown = columns(o.stacks);
+    tpkit::Output& out = tpkit::standard_output();
+    tpkit::MonotonicClock clock;
+    std::optional<StackSymbolizer> symbolizer;
+    bpf_map* stack_map = nullptr;
+    tpkit::run_stream<tcpdrop_bpf, tcpdrop_event>(
+        cli,
+        [&](const tcpdrop_event& e) {
+            Drop drop{e, reason_text(names, e.reason), {}};
+            if (symbolizer)
+                drop.stack = symbolizer->kernel(e.kernel_stack_id);
+            shown.row(drop, options, clock, out);
+            if (o.stacks && !options.json) {
+                for (const auto& frame : drop.stack)
+                    out.print("\t{}\n", frame);
+                out.append("\n");
+            }
+        },
+        [&](tcpdrop_bpf& skel) {
+            tpkit::apply_inet_filter(skel, o.filter);
+            skel.rodata->all_reasons = o.all_reasons;
+            skel.rodata->kernel_stacks = o.stacks;
+            stack_map = skel.maps.stacks;
+            // Without -s the map holds nothing: the smallest there is.
+            tpkit::check_libbpf(bpf_map__set_max_entries(skel.maps.stacks, o.stacks ? o.stack_storage : 1),
+                                "cannot size the stack map");
+        },
+        [&] {
+            if (o.stacks)
+                symbolizer.emplace(bpf_map__fd(stack_map), TCPDROP_MAX_STACK_DEPTH, TCPDROP_NO_STACK,
+                                   o.offsets);
+            shown.header(options, out);
+        },
+        [&] {
+            if (symbolizer && symbolizer->missed())
+                fmt::print(stderr, "tcpdrop: {} stacks could not be recorded (raise --stack-storage-size)\n",
+                           symbolizer->missed());
+        });
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -101,63 +151,19 @@ int main(int argc, char** argv)
                    "Trace TCP segments the kernel drops, with the kernel's drop reason (skb:kfree_skb). "
                    "Drops without a reason (NOT_SPECIFIED) are left out unless --all-reasons.",
                    examples);
-    tpkit::InetFilter filter;
-    bool stacks = false, all_reasons = false, offsets = false;
-    std::uint32_t stack_storage = 1024;
+    Options o;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), filter);
-    cli.app().add_flag("-s,--stack", stacks, "show the kernel stack that dropped each segment");
-    cli.app().add_flag("--offsets", offsets, "with -s, show each frame's offset in its function");
+    tpkit::add_family_options(cli.app(), o.filter);
+    cli.app().add_flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");
+    cli.app().add_flag("--offsets", o.offsets, "with -s, show each frame's offset in its function");
     cli.app()
-        .add_option("--stack-storage-size", stack_storage, "with -s, distinct stacks kept (default 1024)")
+        .add_option("--stack-storage-size", o.stack_storage, "with -s, distinct stacks kept (default 1024)")
         ->check(CLI::Range(1u, 1u << 20));
-    cli.app().add_flag("--all-reasons", all_reasons,
+    cli.app().add_flag("--all-reasons", o.all_reasons,
                        "also drops with reason NOT_SPECIFIED, and segments freed as consumed "
                        "(CONSUMED, NOT_DROPPED_YET) where the kernel reports them here");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
-
-    return tpkit::run_tool(cli.name(), [&] {
-        const auto names = reason_names();
-        const tpkit::CommonOptions& options = cli.options();
-        const tpkit::Columns<Drop> shown = columns(stacks);
-        tpkit::Output& out = tpkit::standard_output();
-        tpkit::MonotonicClock clock;
-        std::optional<StackSymbolizer> symbolizer;
-        bpf_map* stack_map = nullptr;
-        tpkit::run_stream<tcpdrop_bpf, tcpdrop_event>(
-            cli,
-            [&](const tcpdrop_event& e) {
-                Drop drop{e, reason_text(names, e.reason), {}};
-                if (symbolizer)
-                    drop.stack = symbolizer->kernel(e.kernel_stack_id);
-                shown.row(drop, options, clock, out);
-                if (stacks && !options.json) {
-                    for (const auto& frame : drop.stack)
-                        out.print("\t{}\n", frame);
-                    out.append("\n");
-                }
-            },
-            [&](tcpdrop_bpf& skel) {
-                tpkit::apply_inet_filter(skel, filter);
-                skel.rodata->all_reasons = all_reasons;
-                skel.rodata->kernel_stacks = stacks;
-                stack_map = skel.maps.stacks;
-                // Without -s the map holds nothing: the smallest there is.
-                tpkit::check_libbpf(bpf_map__set_max_entries(skel.maps.stacks, stacks ? stack_storage : 1),
-                                    "cannot size the stack map");
-            },
-            [&] {
-                if (stacks)
-                    symbolizer.emplace(bpf_map__fd(stack_map), TCPDROP_MAX_STACK_DEPTH,
-                                       TCPDROP_NO_STACK, offsets);
-                shown.header(options, out);
-            },
-            [&] {
-                if (symbolizer && symbolizer->missed())
-                    fmt::print(stderr, "tcpdrop: {} stacks could not be recorded (raise --stack-storage-size)\n",
-                               symbolizer->missed());
-            });
-    });
+    return tpkit::run_tool(cli.name(), [&] { run(cli, o); });
 }
