@@ -219,6 +219,27 @@ std::optional<std::vector<BtfMember>> Btf::struct_members(std::string_view name)
     return members;
 }
 
+std::optional<std::map<std::int64_t, std::string>> Btf::enum_values(std::string_view name) const
+{
+    std::uint32_t id = find(name, BTF_KIND_ENUM);
+    std::map<std::int64_t, std::string> values;
+    if (id) {
+        const btf_type* t = btf__type_by_id(btf_, id);
+        const struct btf_enum* e = btf_enum(t);
+        for (std::uint16_t i = 0; i < btf_vlen(t); ++i, ++e)
+            values.emplace(e->val, btf__name_by_offset(btf_, e->name_off));
+        return values;
+    }
+    id = find(name, BTF_KIND_ENUM64);
+    if (!id)
+        return std::nullopt;
+    const btf_type* t = btf__type_by_id(btf_, id);
+    const struct btf_enum64* e = btf_enum64(t);
+    for (std::uint16_t i = 0; i < btf_vlen(t); ++i, ++e)
+        values.emplace(static_cast<std::int64_t>(btf_enum64_value(e)), btf__name_by_offset(btf_, e->name_off));
+    return values;
+}
+
 std::vector<std::string> Btf::struct_names(std::string_view prefix) const
 {
     std::vector<std::string> names;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/inet.hpp"
 
+#include "tpkit/btf.hpp"
+
 #include <fmt/format.h>
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <optional>
@@ -41,6 +44,13 @@ std::string versioned_protocol_name(int protocol, const tpkit_inet_tuple& t)
     return fmt::format("{}v{}", protocol_name(protocol), ip_version(t));
 }
 
+std::string endpoint_text(std::uint16_t family, const std::uint8_t (&address)[16], std::uint16_t port)
+{
+    if (family == AF_INET6)
+        return fmt::format("[{}]:{}", address_text(family, address), port);
+    return fmt::format("{}:{}", address_text(family, address), port);
+}
+
 std::string_view tcp_state_name(int state)
 {
     // include/net/tcp_states.h, numbered from TCP_ESTABLISHED = 1
@@ -49,6 +59,58 @@ std::string_view tcp_state_name(int state)
         "CLOSE",     "CLOSE_WAIT",  "LAST_ACK", "LISTEN",     "CLOSING",   "NEW_SYN_RECV",
     };
     return state > 0 && state < int(names.size()) ? names[state] : names[0];
+}
+
+std::string tcp_flags_text(std::uint8_t flags)
+{
+    static constexpr std::array<std::string_view, 8> names{"FIN", "SYN", "RST", "PSH",
+                                                           "ACK", "URG", "ECE", "CWR"};
+    std::string text;
+    for (std::size_t bit = 0; bit < names.size(); bit++) {
+        if (!(flags & (1u << bit)))
+            continue;
+        if (!text.empty())
+            text += '|';
+        text += names[bit];
+    }
+    return text;
+}
+
+std::map<std::uint32_t, std::string> drop_reason_names(const Btf& btf)
+{
+    std::map<std::uint32_t, std::string> names;
+    auto values = btf.enum_values("skb_drop_reason");
+    if (!values)
+        return names;
+    for (const auto& [value, name] : *values) {
+        std::string_view text = name;
+        for (std::string_view prefix : {"SKB_DROP_REASON_", "SKB_"})
+            if (text.starts_with(prefix)) {
+                text.remove_prefix(prefix.size());
+                break;
+            }
+        names.emplace(static_cast<std::uint32_t>(value), text);
+    }
+    return names;
+}
+
+void TupleCounter::add(const tpkit_inet_tuple& tuple)
+{
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(&tuple);
+    auto [it, added] = counts_.try_emplace(std::vector<std::uint8_t>(bytes, bytes + sizeof(tuple)),
+                                           TupleCount{tuple, 0});
+    it->second.count++;
+}
+
+std::vector<TupleCount> TupleCounter::rows(bool fewest_first) const
+{
+    std::vector<TupleCount> rows;
+    for (const auto& [key, count] : counts_)
+        rows.push_back(count);
+    std::stable_sort(rows.begin(), rows.end(), [fewest_first](const TupleCount& a, const TupleCount& b) {
+        return fewest_first ? a.count < b.count : a.count > b.count;
+    });
+    return rows;
 }
 
 void add_family_options(CLI::App& app, InetFilter& filter)

@@ -5,6 +5,7 @@
 // graphs).
 #include "offcputime.h"
 #include "offcputime.skel.h"
+#include "stack_symbolizer.hpp"
 
 #include <tpkit/cli.hpp>
 #include <tpkit/columns.hpp>
@@ -55,68 +56,7 @@ struct Blocked {
     std::vector<std::string> kernel, user;
 };
 
-class Symbolizer {
-public:
-    Symbolizer(int stacks_fd, bool offsets) : stacks_fd_(stacks_fd), offsets_(offsets) {}
-
-    std::vector<std::string> kernel(int id)
-    {
-        bool leading = true;
-        return frames(id, "[Missed Kernel Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
-            if (!kernel_)
-                kernel_.emplace();
-            auto symbol = kernel_->find(ip);
-            // The stack is taken inside this tool's own program: its first frames are the BPF
-            // program and the tracepoint's machinery, not the blocked task's.
-            if (leading && symbol && tracing_frame(*symbol))
-                return std::nullopt;
-            leading = false;
-            return tpkit::frame_text(symbol, offsets_);
-        });
-    }
-    std::vector<std::string> user(int id, pid_t pid)
-    {
-        return frames(id, "[Missed User Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
-            return tpkit::frame_text(user_.find(pid, ip), offsets_);
-        });
-    }
-    // Stacks that could not be recorded (the stack map full, or a hash collision in it).
-    std::uint64_t missed() const { return missed_; }
-
-private:
-    static bool tracing_frame(const tpkit::Symbol& s)
-    {
-        return s.module == "bpf" || s.name.starts_with("bpf_trace_run") ||
-               s.name.starts_with("__bpf_trace_") || s.name.starts_with("__traceiter_");
-    }
-
-    template <class Name>
-    std::vector<std::string> frames(int id, const char* missed_text, Name name)
-    {
-        // -EFAULT: no stack to walk (a user stack of a task without one), not a loss.
-        if (id == OFFCPUTIME_NO_STACK || id == -EFAULT)
-            return {};
-        std::uint64_t ips[OFFCPUTIME_MAX_STACK_DEPTH] = {};
-        if (id < 0 || bpf_map_lookup_elem(stacks_fd_, &id, ips) != 0) {
-            missed_++;
-            return {missed_text};
-        }
-        std::vector<std::string> out;
-        for (std::uint64_t ip : ips)
-            if (ip)
-                if (auto text = name(ip))
-                    out.push_back(std::move(*text));
-        return out;
-    }
-
-    int stacks_fd_;
-    bool offsets_;
-    std::optional<tpkit::KernelSymbols> kernel_; // read at the first kernel frame
-    tpkit::UserSymbols user_;
-    std::uint64_t missed_ = 0;
-};
-
-std::vector<Blocked> collect(offcputime_bpf& skel, Symbolizer& symbolizer)
+std::vector<Blocked> collect(offcputime_bpf& skel, StackSymbolizer& symbolizer)
 {
     std::vector<Blocked> all;
     const int fd = bpf_map__fd(skel.maps.offcpu);
@@ -137,17 +77,6 @@ std::vector<Blocked> collect(offcputime_bpf& skel, Symbolizer& symbolizer)
     return all;
 }
 
-std::string json_array(const std::vector<std::string>& frames)
-{
-    std::string out = "[";
-    for (const auto& f : frames) {
-        if (out.size() > 1)
-            out += ',';
-        tpkit::append_json_string(out, f);
-    }
-    return out + "]";
-}
-
 void print(const std::vector<Blocked>& all, const Options& options, bool json, tpkit::Output& out)
 {
     for (const Blocked& b : all) {
@@ -160,8 +89,8 @@ void print(const std::vector<Blocked>& all, const Options& options, bool json, t
                                   .add("comm", comm)
                                   .add("total_us", us)
                                   .add("count", b.value.count)
-                                  .add_raw("kernel_stack", json_array(b.kernel))
-                                  .add_raw("user_stack", json_array(b.user))
+                                  .add_raw("kernel_stack", frames_json(b.kernel))
+                                  .add_raw("user_stack", frames_json(b.user))
                                   .str());
         } else if (options.folded) {
             // Outermost first: comm;user frames;kernel frames, then the time.
@@ -241,7 +170,8 @@ void run(const Options& options, tpkit::CommonOptions common)
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
     tpkit::StopSignal stop(common.duration);
     tpkit::run_intervals(common, stop, [&] {
-        Symbolizer symbolizer(bpf_map__fd(skel->maps.stacks), options.offsets);
+        StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
+                                   OFFCPUTIME_NO_STACK, options.offsets);
         print(collect(*skel, symbolizer), options, common.json, out);
         missed.report();
         if (symbolizer.missed())

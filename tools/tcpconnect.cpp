@@ -47,54 +47,16 @@ tpkit::Columns<Event> columns(bool print_uid)
 }
 
 // -c: connects per source address, destination address and port.
-struct Count {
-    tpkit_inet_tuple tuple;
-    std::uint64_t connects;
-};
-
-const tpkit::Columns<Count> count_columns{{
+const tpkit::Columns<tpkit::TupleCount> count_columns{{
     {"SADDR", "saddr", 25, tpkit::Align::left,
-     [](const Count& c) -> tpkit::Value { return tpkit::local_address_text(c.tuple); }},
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_address_text(c.tuple); }},
     {"DADDR", "daddr", 25, tpkit::Align::left,
-     [](const Count& c) -> tpkit::Value { return tpkit::remote_address_text(c.tuple); }},
-    {"DPORT", "dport", 10, tpkit::Align::left, [](const Count& c) -> tpkit::Value { return c.tuple.dport; }},
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_address_text(c.tuple); }},
+    {"DPORT", "dport", 10, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.dport; }},
     {"CONNECTS", "connects", 0, tpkit::Align::left,
-     [](const Count& c) -> tpkit::Value { return c.connects; }},
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return c.count; }},
 }};
-
-// Counts connects by destination; prints them, most first, at the end.
-class Counter {
-public:
-    void add(const Event& e)
-    {
-        tpkit_inet_tuple key = e.tuple;
-        key.sport = 0;
-        auto [it, added] = counts_.try_emplace(bytes_of(key), Count{key, 0});
-        it->second.connects++;
-    }
-    void print(const tpkit::CommonOptions& options) const
-    {
-        std::vector<Count> rows;
-        for (const auto& [key, count] : counts_)
-            rows.push_back(count);
-        std::stable_sort(rows.begin(), rows.end(),
-                         [](const Count& a, const Count& b) { return a.connects > b.connects; });
-        tpkit::Output& out = tpkit::standard_output();
-        tpkit::MonotonicClock clock;
-        count_columns.header(options, out);
-        for (const auto& row : rows)
-            count_columns.row(row, options, clock, out);
-    }
-
-private:
-    using Key = std::vector<std::uint8_t>;
-    static Key bytes_of(const tpkit_inet_tuple& t)
-    {
-        const auto* p = reinterpret_cast<const std::uint8_t*>(&t);
-        return Key(p, p + sizeof(t));
-    }
-    std::map<Key, Count> counts_;
-};
 
 } // namespace
 
@@ -122,9 +84,14 @@ int main(int argc, char** argv)
             tpkit::run_stream<tcpconnect_bpf, Event>(cli, columns(print_uid), configure);
             return;
         }
-        Counter counter;
+        tpkit::TupleCounter counter;
         tpkit::run_stream<tcpconnect_bpf, Event>(
-            cli, [&](const Event& e) { counter.add(e); }, configure, {},
-            [&] { counter.print(cli.options()); });
+            cli,
+            [&](const Event& e) {
+                tpkit_inet_tuple destination = e.tuple;
+                destination.sport = 0;
+                counter.add(destination);
+            },
+            configure, {}, [&] { count_columns.table(counter.rows(), cli.options(), tpkit::standard_output()); });
     });
 }

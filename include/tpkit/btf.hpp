@@ -53,6 +53,9 @@ public:
 
     // Members of the struct NAME, or nothing when BTF has no such struct.
     std::optional<std::vector<BtfMember>> struct_members(std::string_view name) const;
+    // The enumerators of the enum NAME (its value → its name), or nothing when BTF has no such
+    // enum: the numbers of an enum such as skb_drop_reason differ between kernels.
+    std::optional<std::map<std::int64_t, std::string>> enum_values(std::string_view name) const;
     // Names of every struct whose name starts with PREFIX, sorted.
     std::vector<std::string> struct_names(std::string_view prefix) const;
     // Parameters of the function prototype a typedef points to (btf_trace_<event>), or nothing

@@ -69,7 +69,8 @@ struct Column {
                  // bcc's AGE(s), the nanoseconds in JSON (name the key *_ns)
     };
     std::string_view heading; // empty: in JSON only
-    std::string_view key;     // JSON member
+    std::string_view key;     // JSON member; empty: in text only (bcc's "ADDR:PORT" text
+                              // beside separate JSON members)
     int width;                // text width; 0: unpadded (last column)
     Align align;
     Value (*get)(const Event&);
@@ -173,6 +174,8 @@ public:
         if (options.json) {
             JsonObject obj;
             for (const auto& c : columns_) {
+                if (c.key.empty())
+                    continue;
                 auto v = c.get(e).value;
                 if (c.kind == Column<Event>::Kind::time)
                     obj.add(c.key, clock.realtime_ns(std::get<std::uint64_t>(v)));
@@ -218,6 +221,15 @@ public:
             }, v);
         }
         out.append("\n");
+    }
+
+    // A whole table at once (counts printed at the end): the header, then each row.
+    void table(const std::vector<Event>& rows, const CommonOptions& options, Output& out) const
+    {
+        MonotonicClock clock;
+        header(options, out);
+        for (const auto& e : rows)
+            row(e, options, clock, out);
     }
 
 private:

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,12 @@ std::string address_text(std::uint16_t family, const std::uint8_t (&address)[16]
 inline std::string local_address_text(const tpkit_inet_tuple& t) { return address_text(t.family, t.saddr); }
 inline std::string remote_address_text(const tpkit_inet_tuple& t) { return address_text(t.family, t.daddr); }
 
+// An address and port as the kernel prints them (%pISpc): 127.0.0.1:80, [::1]:80.
+std::string endpoint_text(std::uint16_t family, const std::uint8_t (&address)[16], std::uint16_t port);
+
+inline std::string local_endpoint_text(const tpkit_inet_tuple& t) { return endpoint_text(t.family, t.saddr, t.sport); }
+inline std::string remote_endpoint_text(const tpkit_inet_tuple& t) { return endpoint_text(t.family, t.daddr, t.dport); }
+
 // 4 or 6, as bcc's IP column shows the family.
 unsigned ip_version(const tpkit_inet_tuple& t);
 
@@ -32,6 +39,35 @@ std::string versioned_protocol_name(int protocol, const tpkit_inet_tuple& t);
 // A TCP state as bcc's tools name it (the kernel's TCP_ESTABLISHED: "ESTABLISHED"); a number
 // the kernel does not define: "UNKNOWN".
 std::string_view tcp_state_name(int state);
+
+// A TCP header's flags byte as bcc's tools name it: "SYN", "SYN|ACK" (FIN SYN RST PSH ACK URG
+// ECE CWR, in that order); "" for none.
+std::string tcp_flags_text(std::uint8_t flags);
+
+class Btf;
+
+// The kernel's drop reasons (enum skb_drop_reason in its BTF) by number, named as its
+// skb:kfree_skb format prints them: "NO_SOCKET" (SKB_DROP_REASON_NO_SOCKET), "CONSUMED"
+// (SKB_CONSUMED). The numbers differ between kernels (NO_SOCKET is 2 on 6.1, 3 on 6.18). Empty
+// when the kernel has no such enum (before 5.17).
+std::map<std::uint32_t, std::string> drop_reason_names(const Btf& btf);
+
+// A count per socket tuple, for the TCP tools' -c.
+struct TupleCount {
+    tpkit_inet_tuple tuple;
+    std::uint64_t count;
+};
+
+class TupleCounter {
+public:
+    void add(const tpkit_inet_tuple& tuple);
+    // The counts, most first, or with `fewest_first` last (nearest the prompt, as bcc's
+    // tcpretrans -c has them); equal counts in the order of their tuples' bytes.
+    std::vector<TupleCount> rows(bool fewest_first = false) const;
+
+private:
+    std::map<std::vector<std::uint8_t>, TupleCount> counts_;
+};
 
 // Which sockets a TCP tool shows: the family, and the ports one of which the local (remote) port
 // must be; empty lists: any port.

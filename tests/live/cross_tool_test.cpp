@@ -5,6 +5,7 @@
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
 #include "live.hpp"
+#include "lossy_flow.hpp"
 #include "loop_device.hpp"
 #include "net_namespace.hpp"
 #include "tool_run.hpp"
@@ -125,6 +126,8 @@ const std::vector<ToolSpec> specs{
     {"tcprtt", Kind::tracer, {}, {"segment_receive"}, 1, false, false, false},
     {"solisten", Kind::tracer, {}, {"listen_entry", "listen_state", "listen_exit"}, 3, true},
     {"bindsnoop", Kind::tracer, {}, {"bind_entry", "bind_exit"}, 2, true},
+    {"tcpretrans", Kind::tracer, {}, {"retransmit_skb", "retransmit_syna"}, 2, true},
+    {"tcpdrop", Kind::tracer, {}, {"skb_dropped"}, 1, true},
     {"wqlat", Kind::tracer, {}, {"queue_work", "execute_start"}, 2, false},
     {"biolatency", Kind::tracer, {}, {"rq_issue", "rq_complete"}, 2, false},
     // block_io_start where the kernel has it (6.5+): io_start and one more link.
@@ -228,6 +231,12 @@ void make_some_events()
         tpkit::live::NetNamespace ns;
         if (tpkit::live::run_tcp_session(ns, tpkit::live::Inet::v4, 5000, 10, 10).status != 0)
             throw std::runtime_error("TCP session failed");
+        // A retransmit, for tcpretrans.
+        tpkit::live::LossyFlow flow(ns, tpkit::live::Inet::v4, tpkit::live::LossyFlow::Loss::data, 5001);
+        flow.lose(ns, 1);
+        std::uint16_t client_port = 0;
+        if (flow.wait(client_port) != 0)
+            throw std::runtime_error("lossy TCP flow failed");
     }
     // A read of stat_refresh queues work on every CPU (refresh_vm_stats), for wqlat.
     std::ifstream("/proc/sys/vm/stat_refresh").get();

@@ -14,6 +14,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace tpkit::live {
@@ -160,20 +162,45 @@ bool bind_loopback(int fd, Inet inet, std::uint16_t port)
     return bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0;
 }
 
+int listen_on_loopback(Inet inet, std::uint16_t port)
+{
+    int on = 1;
+    int fd = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == 0 &&
+        bind_loopback(fd, inet, port) && listen(fd, 1) == 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+std::uint64_t tcp_counter(const NetNamespace& ns, const std::string& name)
+{
+    // /proc/PID/net is the network namespace of PID: the holder's, whatever the reader's own.
+    std::string path = ns.path();
+    path.replace(path.rfind("ns/net"), 6, "net/snmp");
+    std::ifstream snmp(path);
+    std::string names, values;
+    while (std::getline(snmp, names) && std::getline(snmp, values)) {
+        if (!names.starts_with("Tcp:"))
+            continue;
+        std::istringstream n(names), v(values);
+        for (std::string key, value; n >> key && v >> value;)
+            if (key == name)
+                return std::stoull(value);
+    }
+    throw std::runtime_error("no Tcp: " + name + " in " + path);
+}
+
 TcpServer::TcpServer(const NetNamespace& ns, Inet inet, std::uint16_t port, int connections,
                      std::size_t request, std::size_t reply)
     : reply_(reply, 'r')
 {
     auto prepare = [this, &ns, inet, port] {
-        int on = 1;
         if (!ns.enter())
             return 1;
-        listener_ = socket(family_of(inet), SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (listener_ < 0 || setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) != 0)
-            return 2;
-        if (!bind_loopback(listener_, inet, port))
-            return 3;
-        return listen(listener_, 1) == 0 ? 0 : 4;
+        listener_ = listen_on_loopback(inet, port);
+        return listener_ >= 0 ? 0 : 2;
     };
     auto act = [this, connections, request] {
         for (int i = 0; i < connections; i++) {

@@ -53,6 +53,14 @@ std::uint16_t port_of(const sockaddr_storage& storage);
 // Binds socket fd to the loopback at `port`; whether it could.
 bool bind_loopback(int fd, Inet inet, std::uint16_t port);
 
+// A TCP socket listening (backlog 1, SO_REUSEADDR) on the loopback at `port`, in the caller's
+// network namespace; -1 when one of the steps fails. Raw system calls only (forked children).
+int listen_on_loopback(Inet inet, std::uint16_t port);
+
+// A counter of the namespace's own TCP MIB (the "Tcp:" lines of its /proc/net/snmp, IPv4 and
+// IPv6 alike), such as "RetransSegs": what the kernel itself counted there.
+std::uint64_t tcp_counter(const NetNamespace& ns, const std::string& name);
+
 // A TCP server in the namespace, named "tpk-server": once made it listens on the loopback at
 // `port` (with backlog 1); once started it accepts `connections` connections one after the
 // other, on each reads `request` bytes, writes `reply` bytes, reads until the peer's end (the

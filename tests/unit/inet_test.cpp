@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The socket tools' text: addresses as the kernel prints them, protocols and states by name,
 // port lists.
+#include <tpkit/btf.hpp>
 #include <tpkit/inet.hpp>
 
 #include <gtest/gtest.h>
@@ -77,4 +78,37 @@ TEST(InetPorts, ListsOfOneToEightPorts)
         EXPECT_EQ(parse({"-P", bad}, untouched), 2) << bad;
         EXPECT_EQ(untouched, (std::vector<std::uint16_t>{7})) << bad;
     }
+}
+
+TEST(InetText, EndpointsAsTheKernelPrintsThem)
+{
+    std::uint8_t v4[16] = {}, v6[16] = {};
+    ASSERT_EQ(inet_pton(AF_INET, "127.0.0.1", v4), 1);
+    ASSERT_EQ(inet_pton(AF_INET6, "::ffff:127.0.0.1", v6), 1);
+    EXPECT_EQ(tpkit::endpoint_text(AF_INET, v4, 80), "127.0.0.1:80");
+    EXPECT_EQ(tpkit::endpoint_text(AF_INET6, v6, 5011), "[::ffff:127.0.0.1]:5011");
+}
+
+TEST(InetText, TcpFlagsAsBccNamesThem)
+{
+    EXPECT_EQ(tpkit::tcp_flags_text(0x02), "SYN");
+    EXPECT_EQ(tpkit::tcp_flags_text(0x12), "SYN|ACK");
+    EXPECT_EQ(tpkit::tcp_flags_text(0x11), "FIN|ACK");
+    EXPECT_EQ(tpkit::tcp_flags_text(0xff), "FIN|SYN|RST|PSH|ACK|URG|ECE|CWR");
+    EXPECT_EQ(tpkit::tcp_flags_text(0), "");
+}
+
+// The reference kernels number their drop reasons differently; the names come from each one's BTF.
+TEST(InetText, DropReasonsNamedFromEachKernelsBtf)
+{
+    auto v6_1 = tpkit::drop_reason_names(tpkit::Btf::load(std::string(TPKIT_TEST_DATA) + "/btf/linux-6.1.btf.gz"));
+    auto v6_18 = tpkit::drop_reason_names(tpkit::Btf::load(std::string(TPKIT_TEST_DATA) + "/btf/linux-6.18.btf.gz"));
+    EXPECT_EQ(v6_1.at(0), "NOT_DROPPED_YET");
+    EXPECT_EQ(v6_1.at(1), "NOT_SPECIFIED");
+    EXPECT_EQ(v6_1.at(2), "NO_SOCKET");
+    EXPECT_EQ(v6_1.at(64), "PKT_TOO_BIG");
+    EXPECT_EQ(v6_18.at(1), "CONSUMED");
+    EXPECT_EQ(v6_18.at(2), "NOT_SPECIFIED");
+    EXPECT_EQ(v6_18.at(3), "NO_SOCKET");
+    EXPECT_EQ(v6_18.at(127), "RECURSION_LIMIT");
 }

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// Stacks recorded by bpf_get_stackid() in a BPF_MAP_TYPE_STACK_TRACE map, as frame names: what
+// offcputime (kernel and user stacks) and tcpdrop -s (kernel stacks) print.
+#pragma once
+
+#include <tpkit/json.hpp>
+#include <tpkit/symbols.hpp>
+
+#include <bpf/bpf.h>
+
+#include <sys/types.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+class StackSymbolizer {
+public:
+    // `max_depth`: the map's frames per stack; `no_stack`: the ID a program records for a stack
+    // it did not take (not a loss).
+    StackSymbolizer(int stacks_fd, std::size_t max_depth, int no_stack, bool offsets)
+        : stacks_fd_(stacks_fd), max_depth_(max_depth), no_stack_(no_stack), offsets_(offsets)
+    {
+    }
+
+    std::vector<std::string> kernel(int id)
+    {
+        bool leading = true;
+        return frames(id, "[Missed Kernel Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
+            if (!kernel_)
+                kernel_.emplace();
+            auto symbol = kernel_->find(ip);
+            // The stack is taken inside the tool's own program: its first frames are the BPF
+            // program and the tracepoint's machinery, not the traced code's.
+            if (leading && symbol && tracing_frame(*symbol))
+                return std::nullopt;
+            leading = false;
+            return tpkit::frame_text(symbol, offsets_);
+        });
+    }
+    std::vector<std::string> user(int id, pid_t pid)
+    {
+        return frames(id, "[Missed User Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
+            return tpkit::frame_text(user_.find(pid, ip), offsets_);
+        });
+    }
+    // Stacks that could not be recorded (the stack map full, or a hash collision in it).
+    std::uint64_t missed() const { return missed_; }
+
+private:
+    static bool tracing_frame(const tpkit::Symbol& s)
+    {
+        return s.module == "bpf" || s.name.starts_with("bpf_trace_run") ||
+               s.name.starts_with("__bpf_trace_") || s.name.starts_with("__traceiter_");
+    }
+
+    template <class Name>
+    std::vector<std::string> frames(int id, const char* missed_text, Name name)
+    {
+        // -EFAULT: no stack to walk (a user stack of a task without one), not a loss.
+        if (id == no_stack_ || id == -EFAULT)
+            return {};
+        std::vector<std::uint64_t> ips(max_depth_);
+        if (id < 0 || bpf_map_lookup_elem(stacks_fd_, &id, ips.data()) != 0) {
+            missed_++;
+            return {missed_text};
+        }
+        std::vector<std::string> out;
+        for (std::uint64_t ip : ips)
+            if (ip)
+                if (auto text = name(ip))
+                    out.push_back(std::move(*text));
+        return out;
+    }
+
+    int stacks_fd_;
+    std::size_t max_depth_;
+    int no_stack_;
+    bool offsets_;
+    std::optional<tpkit::KernelSymbols> kernel_; // read at the first kernel frame
+    tpkit::UserSymbols user_;
+    std::uint64_t missed_ = 0;
+};
+
+// A stack's frames as a JSON array of strings.
+inline std::string frames_json(const std::vector<std::string>& frames)
+{
+    std::string out = "[";
+    for (const auto& f : frames) {
+        if (out.size() > 1)
+            out += ',';
+        tpkit::append_json_string(out, f);
+    }
+    return out + "]";
+}

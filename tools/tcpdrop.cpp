@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tcpdrop: every TCP segment the kernel drops, with the kernel's reason and, with -s, the kernel
+// stack that dropped it, from the raw tracepoint kfree_skb. Reasons are named from the running
+// kernel's BTF (enum skb_drop_reason), whose numbers differ between kernels.
+#include "tcpdrop.h"
+#include "tcpdrop.skel.h"
+#include "stack_symbolizer.hpp"
+
+#include <tpkit/btf.hpp>
+#include <tpkit/inet.hpp>
+#include <tpkit/stream.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* examples = R"(  tcpdrop                   # every TCP segment the kernel drops, with its reason
+  tcpdrop -s                # with the kernel stack that dropped it
+  tcpdrop -4                # only IPv4 segments
+  tcpdrop --all-reasons     # also NOT_SPECIFIED drops and consumed segments
+  tcpdrop --json | jq .     # one JSON object per drop
+)";
+
+// A drop as shown: the event, its reason's name and, with -s, its stack.
+struct Drop {
+    tcpdrop_event event;
+    std::string reason;
+    std::vector<std::string> stack;
+};
+
+// bcc's columns, STATE and FLAGS apart, then REASON; ADDR:PORT in text, each part its own member
+// in JSON; with -s the stack follows the row in text, one frame a line, and is "kernel_stack" in
+// JSON.
+tpkit::Columns<Drop> columns(bool stacks)
+{
+    std::vector<tpkit::Column<Drop>> list{
+        tpkit::time_column<Drop>([](const Drop& d) -> tpkit::Value { return d.event.task.timestamp_ns; }),
+        {"PID", "pid", 7, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.task.pid; }},
+        {"", "tid", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.task.tid; }},
+        {"", "comm", 0, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::text_of(d.event.task.comm); }},
+        {"IP", "ip", 2, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::ip_version(d.event.tuple); }},
+        {"SADDR:SPORT", "", 20, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::local_endpoint_text(d.event.tuple); }},
+        {"", "saddr", 0, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::local_address_text(d.event.tuple); }},
+        {"", "sport", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.tuple.sport; }},
+        {">", "", 1, tpkit::Align::left, [](const Drop&) -> tpkit::Value { return ">"; }},
+        {"DADDR:DPORT", "", 20, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::remote_endpoint_text(d.event.tuple); }},
+        {"", "daddr", 0, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::remote_address_text(d.event.tuple); }},
+        {"", "dport", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.tuple.dport; }},
+        {"STATE", "state", 11, tpkit::Align::left, [](const Drop& d) -> tpkit::Value {
+             if (d.event.state == TCPDROP_NO_STATE)
+                 return tpkit::absent;
+             return tpkit::tcp_state_name(d.event.state);
+         }},
+        {"FLAGS", "flags", 11, tpkit::Align::left,
+         [](const Drop& d) -> tpkit::Value { return tpkit::tcp_flags_text(d.event.tcp_flags); }},
+        {"REASON", "reason", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.reason; }},
+    };
+    if (stacks)
+        list.push_back({"", "kernel_stack", 0, tpkit::Align::left,
+                        [](const Drop& d) -> tpkit::Value { return tpkit::TextAndJson{"", frames_json(d.stack)}; }});
+    return tpkit::Columns<Drop>(std::move(list));
+}
+
+// The running kernel's reason names; Error(unknown_target) on a kernel without the tracepoint or
+// whose skb:kfree_skb carries no reason.
+std::map<std::uint32_t, std::string> reason_names()
+{
+    const tpkit::Btf btf = tpkit::Btf::load_vmlinux();
+    if (!btf.typedef_proto_params("btf_trace_kfree_skb"))
+        throw tpkit::Error(tpkit::Exit::unknown_target, "this kernel has no skb:kfree_skb tracepoint");
+    auto names = tpkit::drop_reason_names(btf);
+    if (names.empty())
+        throw tpkit::Error(tpkit::Exit::unknown_target,
+                           "this kernel's skb:kfree_skb tracepoint carries no drop reason (its BTF has "
+                           "no enum skb_drop_reason: Linux 5.17 and later have it)");
+    return names;
+}
+
+std::string reason_text(const std::map<std::uint32_t, std::string>& names, std::uint32_t reason)
+{
+    auto it = names.find(reason);
+    return it != names.end() ? it->second : fmt::format("UNKNOWN({})", reason);
+}
+
+struct Options {
+    tpkit::InetFilter filter;
+    bool stacks = false, all_reasons = false, offsets = false;
+    std::uint32_t stack_storage = 1024;
+};
+
+void run(const tpkit::Cli& cli, const Options& o)
+{
+    const auto names = reason_names();
+    const tpkit::CommonOptions& options = cli.options();
+    const tpkit::Columns<Drop> shown = columns(o.stacks);
+    tpkit::Output& out = tpkit::standard_output();
+    tpkit::MonotonicClock clock;
+    std::optional<StackSymbolizer> symbolizer;
+    bpf_map* stack_map = nullptr;
+    tpkit::run_stream<tcpdrop_bpf, tcpdrop_event>(
+        cli,
+        [&](const tcpdrop_event& e) {
+            Drop drop{e, reason_text(names, e.reason), {}};
+            if (symbolizer)
+                drop.stack = symbolizer->kernel(e.kernel_stack_id);
+            shown.row(drop, options, clock, out);
+            if (o.stacks && !options.json) {
+                for (const auto& frame : drop.stack)
+                    out.print("\t{}\n", frame);
+                out.append("\n");
+            }
+        },
+        [&](tcpdrop_bpf& skel) {
+            tpkit::apply_inet_filter(skel, o.filter);
+            skel.rodata->all_reasons = o.all_reasons;
+            skel.rodata->kernel_stacks = o.stacks;
+            stack_map = skel.maps.stacks;
+            // Without -s the map holds nothing: the smallest there is.
+            tpkit::check_libbpf(bpf_map__set_max_entries(skel.maps.stacks, o.stacks ? o.stack_storage : 1),
+                                "cannot size the stack map");
+        },
+        [&] {
+            if (o.stacks)
+                symbolizer.emplace(bpf_map__fd(stack_map), TCPDROP_MAX_STACK_DEPTH, TCPDROP_NO_STACK,
+                                   o.offsets);
+            shown.header(options, out);
+        },
+        [&] {
+            if (symbolizer && symbolizer->missed())
+                fmt::print(stderr, "tcpdrop: {} stacks could not be recorded (raise --stack-storage-size)\n",
+                           symbolizer->missed());
+        });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tcpdrop",
+                   "Trace TCP segments the kernel drops, with the kernel's drop reason (skb:kfree_skb). "
+                   "Drops without a reason (NOT_SPECIFIED) are left out unless --all-reasons.",
+                   examples);
+    Options o;
+    cli.add_common();
+    cli.add_streaming();
+    tpkit::add_family_options(cli.app(), o.filter);
+    cli.app().add_flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");
+    cli.app().add_flag("--offsets", o.offsets, "with -s, show each frame's offset in its function");
+    cli.app()
+        .add_option("--stack-storage-size", o.stack_storage, "with -s, distinct stacks kept (default 1024)")
+        ->check(CLI::Range(1u, 1u << 20));
+    cli.app().add_flag("--all-reasons", o.all_reasons,
+                       "also drops with reason NOT_SPECIFIED, and segments freed as consumed "
+                       "(CONSUMED, NOT_DROPPED_YET) where the kernel reports them here");
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+    return tpkit::run_tool(cli.name(), [&] { run(cli, o); });
+}

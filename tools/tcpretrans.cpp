@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tcpretrans: every TCP retransmit (segments, SYNs and SYN-ACKs) with the socket's addresses and
+// state, or with -c a count per flow, from the raw tracepoints tcp_retransmit_skb and
+// tcp_retransmit_synack.
+#include "tcpretrans.h"
+#include "tcpretrans.skel.h"
+
+#include <tpkit/btf.hpp>
+#include <tpkit/inet.hpp>
+#include <tpkit/stream.hpp>
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* examples = R"(  tcpretrans                # every TCP retransmit
+  tcpretrans -s             # with each segment's sequence number
+  tcpretrans -c -d 60       # count retransmits per flow for a minute
+  tcpretrans -4             # only IPv4
+  tcpretrans --json | jq .  # one JSON object per retransmit
+)";
+
+using Event = tcpretrans_event;
+
+// bcc's T column: R> a retransmitted segment (a SYN too), S> a retransmitted SYN-ACK of a
+// connection not yet accepted (bcc shows none; L> for tail loss probes needs a kprobe).
+tpkit::Value kind_of(const Event& e)
+{
+    const char* kind = e.kind == TCPRETRANS_SYNACK ? "S" : "R";
+    return tpkit::TextAndJson{fmt::format("{}>", kind), fmt::format("\"{}\"", kind)};
+}
+
+// bcc's columns; ADDR:PORT in text, each part its own member in JSON.
+tpkit::Columns<Event> columns(bool sequence)
+{
+    std::vector<tpkit::Column<Event>> list{
+        tpkit::task_time_column<Event>(),
+        tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::left),
+        tpkit::task_column<Event>(tpkit::TaskField::comm, "", 0, tpkit::Align::left),
+        {"IP", "ip", 2, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::ip_version(e.tuple); }},
+        {"LADDR:LPORT", "", 20, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::local_endpoint_text(e.tuple); }},
+        {"", "laddr", 0, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::local_address_text(e.tuple); }},
+        {"", "lport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.sport; }},
+        {"T>", "type", 2, tpkit::Align::left, kind_of},
+        {"RADDR:RPORT", "", 20, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::remote_endpoint_text(e.tuple); }},
+        {"", "raddr", 0, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::remote_address_text(e.tuple); }},
+        {"", "rport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.dport; }},
+        {"STATE", "state", sequence ? 12 : 0, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return tpkit::tcp_state_name(e.state); }},
+    };
+    if (sequence)
+        list.push_back({"SEQ", "seq", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.seq; }});
+    return tpkit::Columns<Event>(std::move(list));
+}
+
+// -c: retransmits per flow (addresses and ports), as bcc counts them.
+const tpkit::Columns<tpkit::TupleCount> count_columns{{
+    {"LADDR:LPORT", "", 25, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_endpoint_text(c.tuple); }},
+    {"", "laddr", 0, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_address_text(c.tuple); }},
+    {"", "lport", 0, tpkit::Align::left, [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.sport; }},
+    {"RADDR:RPORT", "", 25, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_endpoint_text(c.tuple); }},
+    {"", "raddr", 0, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_address_text(c.tuple); }},
+    {"", "rport", 0, tpkit::Align::left, [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.dport; }},
+    {"RETRANSMITS", "retransmits", 0, tpkit::Align::left,
+     [](const tpkit::TupleCount& c) -> tpkit::Value { return c.count; }},
+}};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tcpretrans",
+                   "Trace TCP retransmits (R> segments and SYNs, S> SYN-ACKs), or count them per "
+                   "flow.",
+                   examples);
+    tpkit::InetFilter filter;
+    bool sequence = false, count = false;
+    cli.add_common();
+    cli.add_streaming();
+    tpkit::add_family_options(cli.app(), filter);
+    cli.app().add_flag("-s,--sequence", sequence, "show each retransmitted segment's sequence number");
+    cli.app().add_flag("-c,--count", count,
+                       "count retransmits per flow (addresses and ports); print the counts at the end");
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    auto configure = [&](tcpretrans_bpf& skel) { tpkit::apply_inet_filter(skel, filter); };
+    return tpkit::run_tool(cli.name(), [&] {
+        const tpkit::Btf btf = tpkit::Btf::load_vmlinux();
+        for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
+            if (!btf.typedef_proto_params(std::string("btf_trace_") + event))
+                throw tpkit::Error(tpkit::Exit::unknown_target,
+                                   fmt::format("this kernel has no tcp:{} tracepoint", event));
+        if (!count) {
+            tpkit::run_stream<tcpretrans_bpf, Event>(cli, columns(sequence), configure);
+            return;
+        }
+        // Printed fewest first, as bcc does: the most nearest the prompt.
+        tpkit::TupleCounter counter;
+        tpkit::run_stream<tcpretrans_bpf, Event>(
+            cli, [&](const Event& e) { counter.add(e.tuple); }, configure, {}, [&] {
+                count_columns.table(counter.rows(true), cli.options(), tpkit::standard_output());
+            });
+    });
+}
