@@ -145,7 +145,7 @@ Btf Btf::load_vmlinux()
     if (!btf)
         throw Error(Exit::unknown_target,
                     std::string("cannot load the kernel's BTF (/sys/kernel/btf/vmlinux): ") +
-                        std::strerror(errno) + "; pass --btf FILE");
+                        std::strerror(errno));
     return Btf(btf, "/sys/kernel/btf/vmlinux");
 }
 

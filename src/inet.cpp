@@ -113,12 +113,13 @@ std::vector<TupleCount> TupleCounter::rows(bool fewest_first) const
     return rows;
 }
 
-void add_family_options(CLI::App& app, InetFilter& filter)
+void add_family_options(CLI::App& app, InetFilter& filter, const std::string& what)
 {
     auto* v4 = app.add_flag_callback("-4,--ipv4", [&filter] { filter.family = AF_INET; },
-                                     "only IPv4 sockets");
+                                     "only IPv4 " + what);
     auto* v6 = app.add_flag_callback("-6,--ipv6", [&filter] { filter.family = AF_INET6; },
-                                     "only IPv6 sockets (v4-mapped addresses included)");
+                                     what == "sockets" ? "only IPv6 sockets (v4-mapped addresses included)"
+                                                       : "only IPv6 " + what);
     v4->excludes(v6);
 }
 

@@ -154,7 +154,7 @@ int main(int argc, char** argv)
     Options o;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), o.filter);
+    tpkit::add_family_options(cli.app(), o.filter, "segments");
     cli.app().add_flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");
     cli.app().add_flag("--offsets", o.offsets, "with -s, show each frame's offset in its function");
     cli.app()

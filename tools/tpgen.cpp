@@ -22,6 +22,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The running kernel's BTF, or an error that says how tpgen can do without it.
+Btf running_kernel_btf()
+{
+    try {
+        return Btf::load_vmlinux();
+    } catch (const Error& e) {
+        throw Error(e.code(), std::string(e.what()) + "; pass --btf FILE");
+    }
+}
+
 constexpr const char* examples =
     R"(  tpgen sched:sched_process_fork            # from this kernel's tracefs and BTF
   tpgen 'net:netif_*' -o net.h
@@ -221,7 +231,7 @@ int main(int argc, char** argv)
         auto load_btf = [&](const std::string& file) -> const Btf* {
             if (file.empty()) {
                 if (!fallback)
-                    fallback = std::make_unique<Btf>(btf_file.empty() ? Btf::load_vmlinux()
+                    fallback = std::make_unique<Btf>(btf_file.empty() ? running_kernel_btf()
                                                                       : Btf::load(btf_file));
                 return fallback.get();
             }

@@ -77,8 +77,8 @@ struct InetFilter {
     std::vector<std::uint16_t> remote_ports;
 };
 
-// -4/--ipv4 and -6/--ipv6 (one or the other) into filter.family.
-void add_family_options(CLI::App& app, InetFilter& filter);
+// -4/--ipv4 and -6/--ipv6 (one or the other) into filter.family; `what` they select.
+void add_family_options(CLI::App& app, InetFilter& filter, const std::string& what = "sockets");
 
 // -4, -6, -L/--localport PORTS and -D/--remoteport PORTS into filter; `what` names what they
 // select ("sockets", "sessions").
