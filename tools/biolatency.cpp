@@ -52,8 +52,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists,
         entries.push_back({{}, {}});
     std::vector<std::pair<biolatency_key, tpkit::Histogram>> keyed;
     for (const auto& entry : entries) {
-        biolatency_key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<biolatency_key>();
         keyed.emplace_back(key, tpkit::Histogram::from_log2(entry.counters));
     }
     std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {

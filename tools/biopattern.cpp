@@ -40,8 +40,7 @@ tpkit::Reading collect(tpkit::SwappedMap& counts, tpkit::MissedWatch& missed,
                                {"KBYTES", "bytes", 1024, 0, ""}};
     std::vector<std::pair<std::string, biopattern_counts>> disks;
     for (const auto& entry : entries) {
-        std::uint32_t dev = 0;
-        std::memcpy(&dev, entry.key.data(), std::min(entry.key.size(), sizeof(dev)));
+        const auto dev = entry.key_as<std::uint32_t>();
         // The per-CPU values, summed: three counters in the struct's order.
         biopattern_counts sum{};
         if (entry.counters.size() >= 3)

@@ -63,7 +63,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
     std::vector<Row> rows;
     for (const auto& entry : entries) {
         Row row{};
-        std::memcpy(&row.key, entry.key.data(), std::min(entry.key.size(), sizeof(row.key)));
+        row.key = entry.key_as<decltype(row.key)>();
         // The per-CPU values, summed: the struct's three counters in order.
         if (entry.counters.size() >= 3)
             row.counts = {entry.counters[0], entry.counters[1], entry.counters[2]};

@@ -34,8 +34,7 @@ tpkit::Reading collect(tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
     missed.report();
     std::vector<std::pair<std::string, tpkit::Histogram>> named;
     for (const auto& entry : entries) {
-        bitesize_key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<bitesize_key>();
         named.emplace_back(std::string(tpkit::text_of(key.comm)),
                            tpkit::Histogram::from_log2(entry.counters));
     }

@@ -66,8 +66,7 @@ Reading collect(const Options& options, SwappedMap& stats, MissedWatch& missed,
     };
     std::vector<Row> rows;
     for (const auto& entry : stats.drain()) {
-        Key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<Key>();
         rows.push_back({describe.name(key), entry.counters});
     }
     missed.report();

@@ -84,8 +84,7 @@ Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Descri
     if (entries.empty() && !split)
         entries.push_back({{}, {}});
     for (const auto& entry : entries) {
-        Key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<Key>();
         reading.metrics.push_back({"len", describe.help, "bytes", describe.labels(key),
                                    Histogram::from_log2(entry.counters)});
     }

@@ -109,8 +109,7 @@ private:
         std::vector<std::uint32_t> gone;
         const int names = bpf_map__fd(process_names_);
         for (const auto& entry : processes_.drain()) {
-            std::uint32_t pid = 0;
-            std::memcpy(&pid, entry.key.data(), std::min(entry.key.size(), sizeof(pid)));
+            const auto pid = entry.key_as<std::uint32_t>();
             char comm[TPKIT_COMM_LEN] = {};
             if (bpf_map_lookup_elem(names, &pid, comm) != 0)
                 comm[0] = '\0'; // the map of names was full: /proc's name, or none

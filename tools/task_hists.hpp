@@ -82,8 +82,7 @@ public:
             keyed.emplace_back(tpkit_task_key{}, Histogram::from_log2(single_.increase().at(0)));
         } else {
             for (const auto& entry : keyed_.drain()) {
-                tpkit_task_key key{};
-                std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+                const auto key = entry.key_as<tpkit_task_key>();
                 keyed.emplace_back(key, Histogram::from_log2(entry.counters));
             }
         }

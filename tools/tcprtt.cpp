@@ -56,8 +56,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::
         entries.push_back({{}, {}});
     std::vector<std::pair<tcprtt_key, std::vector<std::uint64_t>>> keyed;
     for (auto& entry : entries) {
-        tcprtt_key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<tcprtt_key>();
         entry.counters.resize(sizeof(tcprtt_value) / sizeof(std::uint64_t));
         keyed.emplace_back(key, std::move(entry.counters));
     }

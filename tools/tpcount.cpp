@@ -65,8 +65,7 @@ public:
             }
         } else {
             for (const auto& entry : by_key_.drain()) {
-                tpkit_engine_key k{};
-                std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                const auto k = entry.key_as<tpkit_engine_key>();
                 tpkit::note_cut_key("tpcount", k, key_);
                 if (k.event >= plans_.size())
                     continue;

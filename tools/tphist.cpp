@@ -96,8 +96,7 @@ public:
         } else {
             std::vector<std::pair<std::string, tpkit::Histogram>> hists;
             for (const auto& entry : keyed_.drain()) {
-                tpkit_engine_key k{};
-                std::memcpy(&k, entry.key.data(), std::min(entry.key.size(), sizeof(k)));
+                const auto k = entry.key_as<tpkit_engine_key>();
                 tpkit::note_cut_key("tphist", k, key_);
                 hists.emplace_back(tpkit::key_text(k, key_, plan_.format),
                                    tpkit::histogram_from_slots(config, entry.counters));

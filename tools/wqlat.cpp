@@ -46,8 +46,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::
         ksyms.emplace();
     std::vector<std::pair<std::string, tpkit::Histogram>> named;
     for (const auto& entry : entries) {
-        wqlat_key key{};
-        std::memcpy(&key, entry.key.data(), std::min(entry.key.size(), sizeof(key)));
+        const auto key = entry.key_as<wqlat_key>();
         auto symbol = ksyms->find(key.function);
         std::string name = symbol && symbol->offset == 0 ? symbol->name
                            : symbol ? tpkit::frame_text(symbol, true)

@@ -4,7 +4,9 @@
 
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +19,17 @@ namespace tpkit {
 struct KeyedCounters {
     std::vector<std::byte> key;
     std::vector<std::uint64_t> counters;
+
+    // The key as the BPF program's key type: zero where the bytes are fewer (the empty key of
+    // a made-up entry: all zero).
+    template <class Key>
+    Key key_as() const
+    {
+        Key k{};
+        if (!key.empty())
+            std::memcpy(&k, key.data(), std::min(key.size(), sizeof(k)));
+        return k;
+    }
 };
 
 // Takes every entry out of a BPF_MAP_TYPE_PERCPU_HASH whose value is an array of __u64:
