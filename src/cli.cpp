@@ -167,6 +167,16 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
     return std::nullopt;
 }
 
+void Cli::parse_args(const std::vector<std::string>& args)
+{
+    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them so
+    try {
+        app_.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        throw Error(Exit::usage, e.what());
+    }
+}
+
 int run_tool(std::string_view name, const std::function<void()>& body)
 {
     // A closed stdout shows up as EPIPE from a write, not as a silent death by signal.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 namespace tpkit {
 namespace {
@@ -177,13 +178,22 @@ void render_json(const Reading& reading, Output& out)
             out.print("{}\n", render_json(*hist, histogram_label(m)));
 }
 
-void CumulativeMetrics::add(const Reading& delta)
+std::uint64_t CumulativeMetrics::add(const Reading& delta, std::size_t max_series)
 {
+    std::uint64_t left_out = 0;
     for (const Metric& m : delta.metrics) {
         std::string id = m.name;
         for (const Label& l : m.labels)
             id += '\0' + l.name + '=' + l.value;
-        auto [it, inserted] = index_.try_emplace(id, totals_.size());
+        auto it = index_.find(id);
+        if (it == index_.end() && totals_.size() >= max_series) {
+            const auto* count = std::get_if<std::uint64_t>(&m.value);
+            left_out += count ? *count : std::get<Histogram>(m.value).total();
+            continue;
+        }
+        bool inserted = false;
+        if (it == index_.end())
+            std::tie(it, inserted) = index_.try_emplace(id, totals_.size());
         if (inserted) {
             totals_.push_back(m);
             continue;
@@ -194,6 +204,7 @@ void CumulativeMetrics::add(const Reading& delta)
         else
             std::get<Histogram>(total.value).add(std::get<Histogram>(m.value));
     }
+    return left_out;
 }
 
 } // namespace tpkit

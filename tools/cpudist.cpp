@@ -48,7 +48,7 @@ int main(int argc, char** argv)
     return tpkit::run_tool(cli.name(), [&] {
         // On the CPU, one start per CPU is in use at a time; off it, one per sleeping thread.
         const std::uint32_t starts = off_cpu ? pid_max() : TPKIT_TIMING_MAX_ENTRIES;
-        tpkit::task_hists::run<cpudist_bpf>(
+        auto collector = tpkit::task_hists::open<cpudist_bpf>(
             cli, options, off_cpu ? "off-CPU time" : "on-CPU time",
             fmt::format("more than {} threads {} the CPU at once", starts, off_cpu ? "off" : "on"),
             [&](cpudist_bpf& skel) {
@@ -56,5 +56,6 @@ int main(int argc, char** argv)
                 tpkit::check_libbpf(bpf_map__set_max_entries(skel.maps.switched_at, starts),
                                     "cannot size switched_at");
             });
+        tpkit::run_collector(cli.options(), *collector);
     });
 }

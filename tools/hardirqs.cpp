@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // hardirqs: time in (or count of) hard IRQ handlers per name, counted in the kernel; bcc's
 // hardirqs.
-#include "hardirqs.h"
-#include "hardirqs.skel.h"
-
-#include "irq_tables.hpp"
-
-#include <tpkit/columns.hpp>
+#include "hardirqs.hpp"
 
 namespace {
 
@@ -22,14 +17,10 @@ constexpr const char* examples = R"(  hardirqs                  # total time in 
 
 int main(int argc, char** argv)
 {
-    return tpkit::irq_tables::tool_main<hardirqs_bpf, hardirqs_key>(
+    return tpkit::irq_tables::tool_main(
         argc, argv, "hardirqs",
         "Summarize hard IRQ handler time, or counts, per handler name (irq:irq_handler_entry "
         "and irq_handler_exit; the names of /proc/interrupts). -p, -t, -u, --cgroup and --comm "
         "select the task an IRQ interrupted.",
-        examples, HARDIRQS_MAX_NAMES, [] {
-            return tpkit::irq_tables::Describe<hardirqs_key>{
-                "irq:irq_handler_exit", "hardirq", "time in hard IRQ handlers",
-                [](const hardirqs_key& key) { return std::string(tpkit::text_of(key.name)); }};
-        });
+        examples, tpkit::hardirqs::open);
 }

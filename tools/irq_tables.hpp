@@ -9,6 +9,7 @@
 #include "softirqs.h"
 
 #include <tpkit/cli.hpp>
+#include <tpkit/collector.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
@@ -21,6 +22,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -102,11 +105,10 @@ Reading collect(const Options& options, SwappedMap& stats, MissedWatch& missed,
     return reading;
 }
 
-// Checks the options, opens, configures, loads and attaches the tool's programs, and prints
-// every interval until the end.
+// Checks the options, opens, configures, loads and attaches the tool's programs.
 template <typename Skel, typename Key>
-void run(const Cli& cli, const Options& options, std::uint32_t max_keys,
-         const Describe<Key>& describe)
+std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uint32_t max_keys,
+                                const Describe<Key>& describe)
 {
     if (options.count && (options.histograms || options.nanoseconds))
         throw Error(Exit::usage, "-C counts events: it cannot be used with -d or -N");
@@ -115,30 +117,35 @@ void run(const Cli& cli, const Options& options, std::uint32_t max_keys,
         throw Error(Exit::unknown_target,
                     fmt::format("unknown CPU {}: this machine has CPUs 0 to {}", options.cpu,
                                 cpus - 1));
-    const CommonOptions& common = cli.options();
-
+    struct State {
+        Skeleton<Skel> skel;
+        SwappedMap stats;
+        std::optional<MissedWatch> missed;
+    };
     auto skel = Skeleton<Skel>::open(cli.name());
-    apply_task_filters(*skel, common);
+    apply_task_filters(*skel, cli.options());
     skel->rodata->target_cpu = options.cpu;
     skel->rodata->histograms = options.histograms;
     skel->rodata->nanoseconds = options.nanoseconds;
     SwappedMap stats(skel->maps.stats, skel->maps.stats_a, skel->maps.stats_b);
     stats.set_max_entries(max_keys);
-    skel.load();
-    skel.attach();
-
-    MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
-                       fmt::format("more than {} {}s in an interval", max_keys, describe.label));
-    StopSignal stop(common.duration);
-    run_aggregate(common, stop, [&] { return collect(options, stats, missed, describe); });
+    auto state = std::make_shared<State>(State{std::move(skel), stats, {}});
+    state->skel.load();
+    state->skel.attach();
+    state->missed.emplace(cli.name(), state->skel->maps.tpkit_missed,
+                          fmt::format("more than {} {}s in an interval", max_keys, describe.label));
+    State& s = *state;
+    return std::make_unique<CollectorOf>(
+        state, std::vector<bpf_object*>{s.skel->obj},
+        [&s, options, describe] { return collect(options, s.stats, *s.missed, describe); },
+        [&s] { return s.missed->total(); });
 }
 
-// A whole tool's main: the common options, [interval] [count] and add_options(); `describe` is
-// called once running (it may read what the kernel names its keys).
-template <typename Skel, typename Key>
-int tool_main(int argc, char** argv, const std::string& name, const std::string& description,
-         const std::string& examples, std::uint32_t max_keys,
-         const std::function<Describe<Key>()>& describe)
+// A whole tool's main: the common options, [interval] [count], add_options() and the tool's
+// open (Skel's open<> with its max_keys and Describe).
+inline int tool_main(int argc, char** argv, const std::string& name, const std::string& description,
+                     const std::string& examples,
+                     const std::function<std::unique_ptr<Collector>(const Cli&, const Options&)>& open)
 {
     Cli cli(name, description, examples);
     Options options;
@@ -147,7 +154,7 @@ int tool_main(int argc, char** argv, const std::string& name, const std::string&
     add_options(cli, options);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
-    return run_tool(cli.name(), [&] { run<Skel, Key>(cli, options, max_keys, describe()); });
+    return run_tool(cli.name(), [&] { run_collector(cli.options(), *open(cli, options)); });
 }
 
 } // namespace tpkit::irq_tables

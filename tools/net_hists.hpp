@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tpkit/cli.hpp>
+#include <tpkit/collector.hpp>
 #include <tpkit/columns.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
@@ -20,6 +21,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,20 +94,31 @@ Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Descri
     return reading;
 }
 
-// Sizes the map, loads, attaches (the skeleton's own attach, or the tool's), and prints the
-// histograms every interval until the end.
+// Sizes the map, loads and attaches: the skeleton's own attach, or the tool's, whose link it
+// returns (else an empty Link).
 template <typename Skel, typename Key>
-void run(const Cli& cli, Skeleton<Skel>& skel, bool split, const Describe<Key>& describe,
-         const std::function<void(Skeleton<Skel>&)>& attach)
+std::unique_ptr<Collector> open(const Cli& cli, Skeleton<Skel> skel, bool split,
+                                const Describe<Key>& describe,
+                                const std::function<Link(Skeleton<Skel>&)>& attach)
 {
+    struct State {
+        Skeleton<Skel> skel;
+        SwappedMap hists;
+        Link link{nullptr, bpf_link__destroy};
+        std::optional<MissedWatch> missed;
+    };
     SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
     hists.set_max_entries(split ? max_keys : 1);
-    skel.load();
-    attach(skel);
-    MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
-                       fmt::format("more than {} histograms", max_keys));
-    StopSignal stop(cli.options().duration);
-    run_aggregate(cli.options(), stop, [&] { return collect(hists, missed, split, describe); });
+    auto state = std::make_shared<State>(State{std::move(skel), hists, {nullptr, bpf_link__destroy}, {}});
+    state->skel.load();
+    state->link = attach(state->skel);
+    state->missed.emplace(cli.name(), state->skel->maps.tpkit_missed,
+                          fmt::format("more than {} histograms", max_keys));
+    State& s = *state;
+    return std::make_unique<CollectorOf>(
+        state, std::vector<bpf_object*>{s.skel->obj},
+        [&s, split, describe] { return collect(s.hists, *s.missed, split, describe); },
+        [&s] { return s.missed->total(); });
 }
 
 } // namespace tpkit::net_hists

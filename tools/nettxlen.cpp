@@ -53,8 +53,12 @@ int main(int argc, char** argv)
                     labels.push_back({"rc", std::to_string(key.rc), true});
                 return labels;
             }};
-        tpkit::net_hists::run<nettxlen_bpf, nettxlen_key>(
-            cli, skel, options.net.per_dev || options.per_rc, describe,
-            [](auto& loaded) { loaded.attach(); });
+        auto collector = tpkit::net_hists::open<nettxlen_bpf, nettxlen_key>(
+            cli, std::move(skel), options.net.per_dev || options.per_rc, describe,
+            [](auto& loaded) {
+                loaded.attach();
+                return tpkit::Link{nullptr, bpf_link__destroy};
+            });
+        tpkit::run_collector(cli.options(), *collector);
     });
 }

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // runqlat: run-queue (scheduler) latency as a histogram, counted in the kernel; bcc's runqlat.
-#include "runqlat.skel.h"
-#include "task_hists.hpp"
-
-#include <fmt/core.h>
+#include "runqlat.hpp"
 
 namespace {
 
@@ -24,17 +21,14 @@ int main(int argc, char** argv)
                    "runnable, from being woken or preempted until they run.\n-p, -t, -u, --cgroup "
                    "and --comm select the task that waits, not the one that wakes it.",
                    examples);
-    tpkit::task_hists::Options options;
+    tpkit::runqlat::Options options;
     cli.add_common();
     cli.add_interval_count();
-    tpkit::task_hists::add_options(cli, options, true);
+    tpkit::runqlat::add_options(cli, options);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::task_hists::run<runqlat_bpf>(
-            cli, options, "run-queue latency",
-            fmt::format("more than {} threads runnable at once", TPKIT_TIMING_MAX_ENTRIES),
-            [](runqlat_bpf&) {});
+        tpkit::run_collector(cli.options(), *tpkit::runqlat::open(cli, options));
     });
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tpkit/cli.hpp>
+#include <tpkit/collector.hpp>
 #include <tpkit/columns.hpp>
 #include <tpkit/histogram.hpp>
 #include <tpkit/maps.hpp>
@@ -19,6 +20,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace tpkit::task_hists {
@@ -118,31 +121,39 @@ private:
 };
 
 // Opens Skel, applies the task filters, `configure` (the tool's own rodata and map sizes), sizes
-// the histogram maps for the split, loads, attaches, and prints the histograms every interval (or
-// at the end). starts_full: what a full map of start times means, for the "not counted" line.
+// the histogram maps for the split, loads and attaches. starts_full: what a full map of start
+// times means, for the "not counted" line.
 template <class Skel>
-void run(const Cli& cli, const Options& options, const std::string& what,
-         const std::string& starts_full, const std::function<void(Skel&)>& configure)
+std::unique_ptr<Collector> open(const Cli& cli, const Options& options, const std::string& what,
+                                const std::string& starts_full,
+                                const std::function<void(Skel&)>& configure)
 {
-    const CommonOptions& common = cli.options();
+    struct State {
+        Skeleton<Skel> skel;
+        Histograms hists;
+        std::optional<MissedWatch> missed;
+    };
     auto skel = Skeleton<Skel>::open(cli.name());
-    apply_task_filters(*skel, common);
+    apply_task_filters(*skel, cli.options());
     skel->rodata->tpkit_hist_split = static_cast<std::uint32_t>(options.split());
     skel->rodata->tpkit_hist_milliseconds = options.milliseconds;
     configure(*skel);
-    const bool split = options.split() != Split::none;
     Histograms hists(*skel, options.split());
-    skel.load();
-    skel.attach();
+    auto state = std::make_shared<State>(State{std::move(skel), std::move(hists), {}});
+    state->skel.load();
+    state->skel.attach();
 
     static constexpr const char* split_names[] = {"", "processes", "threads", "PID namespaces"};
     std::string reason = starts_full;
-    if (split)
+    if (options.split() != Split::none)
         reason += fmt::format(", or more than {} {} in an interval", max_keys,
                               split_names[static_cast<int>(options.split())]);
-    MissedWatch missed(cli.name(), skel->maps.tpkit_missed, reason);
-    StopSignal stop(common.duration);
-    run_aggregate(common, stop, [&] { return hists.collect(options, what, missed); });
+    state->missed.emplace(cli.name(), state->skel->maps.tpkit_missed, reason);
+    State& s = *state;
+    return std::make_unique<CollectorOf>(
+        state, std::vector<bpf_object*>{s.skel->obj},
+        [&s, options, what] { return s.hists.collect(options, what, *s.missed); },
+        [&s] { return s.missed->total(); });
 }
 
 } // namespace tpkit::task_hists

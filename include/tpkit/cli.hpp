@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpkit {
 
@@ -72,6 +73,9 @@ public:
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
     // returns Exit::usage; returns nullopt when the tool should run.
     std::optional<Exit> parse(int argc, char** argv);
+    // Parses options given as a list (a configuration's): any error or --help is
+    // Error(usage) with CLI11's one-line message.
+    void parse_args(const std::vector<std::string>& args);
 
 private:
     std::string name_;

@@ -86,6 +86,8 @@ class CounterWatch {
 public:
     explicit CounterWatch(bpf_map* counter) : counter_(counter) {}
     std::uint64_t increase();
+    // Everything seen by increase() so far.
+    std::uint64_t seen() const { return seen_; }
 
 private:
     bpf_map* counter_;
@@ -102,6 +104,8 @@ public:
     {
     }
     void report();
+    // Events not counted, as reported so far.
+    std::uint64_t total() const { return counter_.seen(); }
 
 private:
     std::string tool_;

@@ -8,6 +8,7 @@
 #include "tpkit/output.hpp"
 
 #include <cstdint>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <variant>
@@ -63,7 +64,9 @@ void render_json(const Reading& reading, Output& out);
 // Running totals of delta readings, by metric name and labels.
 class CumulativeMetrics {
 public:
-    void add(const Reading& delta);
+    // Adds a delta. New series beyond max_series are not kept: the events they carry (counter
+    // values, histogram totals) are returned, for a count of what was left out.
+    std::uint64_t add(const Reading& delta, std::size_t max_series = SIZE_MAX);
     const std::vector<Metric>& totals() const { return totals_; }
 
 private:

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// An aggregating tool once loaded and attached: what it counted since the last look, as data.
+// A tool's main loops on it (run_collector), an exporter reads many at scrape time; destroying
+// it detaches and unloads.
+#pragma once
+
+#include "tpkit/cli.hpp"
+#include "tpkit/metrics.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+struct bpf_object;
+
+namespace tpkit {
+
+class Collector {
+public:
+    virtual ~Collector() = default;
+
+    // What was counted since the previous call: maps are drained, so readings are deltas.
+    virtual Reading collect() = 0;
+    // Events not counted since the start: keys that found a map full, starts with no room,
+    // values no bucket holds. Each is also said once on stderr when seen.
+    virtual std::uint64_t uncounted() const = 0;
+    // The loaded BPF objects: their programs, each attached, and their run counts and times.
+    virtual std::vector<bpf_object*> objects() const = 0;
+};
+
+// A collector of pieces: `state` owns the skeletons and links and lives as long as the
+// collector; `collect` and `uncounted` read through it.
+class CollectorOf : public Collector {
+public:
+    CollectorOf(std::shared_ptr<void> state, std::vector<bpf_object*> objects,
+                std::function<Reading()> collect, std::function<std::uint64_t()> uncounted)
+        : state_(std::move(state)), objects_(std::move(objects)), collect_(std::move(collect)),
+          uncounted_(std::move(uncounted))
+    {
+    }
+    ~CollectorOf() override
+    {
+        // The readers first: they refer to the state.
+        collect_ = nullptr;
+        uncounted_ = nullptr;
+    }
+
+    Reading collect() override { return collect_(); }
+    std::uint64_t uncounted() const override { return uncounted_(); }
+    std::vector<bpf_object*> objects() const override { return objects_; }
+
+private:
+    std::shared_ptr<void> state_;
+    std::vector<bpf_object*> objects_;
+    std::function<Reading()> collect_;
+    std::function<std::uint64_t()> uncounted_;
+};
+
+// An aggregating tool's loop on its collector: every interval (or once at the end), until a
+// signal, --duration or the count.
+void run_collector(const CommonOptions& options, Collector& collector);
+
+// One loaded BPF program's statistics (kernel.bpf_stats_enabled counts runs and their time;
+// both stay 0 while it is off).
+struct ProgramStats {
+    std::string name;
+    std::uint64_t runs = 0;
+    std::uint64_t run_time_ns = 0;
+};
+
+// The loaded programs of these objects, by name.
+std::vector<ProgramStats> program_stats(const std::vector<bpf_object*>& objects);
+
+} // namespace tpkit

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tpkit-exporter end to end: a real Prometheus server scrapes it while known events happen, and
+// stores exactly those counts and buckets; promtool accepts both exposition formats; bad
+// configurations give one line naming file, line and key; misbehaving clients do not stop a
+// scraper; SIGHUP reloads atomically; privileges are gone once attached; nothing stays loaded.
+#include "live.hpp"
+#include "tool_run.hpp"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+namespace fs = std::filesystem;
+
+namespace {
+
+int free_port()
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    close(fd);
+    return ntohs(addr.sin_port);
+}
+
+class TempDir {
+public:
+    TempDir()
+    {
+        char path[] = "/tmp/tpkit-exporter-XXXXXX";
+        dir_ = mkdtemp(path);
+    }
+    ~TempDir() { fs::remove_all(dir_); }
+    std::string file(const std::string& name, const std::string& text) const
+    {
+        const std::string path = dir_ + "/" + name;
+        std::ofstream(path) << text;
+        return path;
+    }
+    const std::string& path() const { return dir_; }
+
+private:
+    std::string dir_;
+};
+
+struct Response {
+    int status = 0;
+    std::string body;
+    std::string content_type;
+};
+
+Response get(int port, const std::string& path, const std::string& accept = {})
+{
+    httplib::Client client("127.0.0.1", port);
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(10, 0); // Prometheus' default scrape timeout
+    httplib::Headers headers;
+    if (!accept.empty())
+        headers.emplace("Accept", accept);
+    auto result = client.Get(path.c_str(), headers);
+    if (!result)
+        return {};
+    return {result->status, result->body, result->get_header_value("Content-Type")};
+}
+
+// The value of the sample `series` (name and labels exactly as exposed) in an exposition.
+std::optional<double> sample(const std::string& body, const std::string& series)
+{
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind(series + " ", 0) == 0)
+            return std::stod(line.substr(series.size() + 1));
+    return std::nullopt;
+}
+
+// The exporter on a free loopback port, serving once its metrics are attached.
+class RunningExporter {
+public:
+    explicit RunningExporter(const std::string& config) : port_(free_port())
+    {
+        run_ = std::make_unique<ToolRun>(std::vector<std::string>{
+            tpkit::live::tool_path("tpkit-exporter"), "--config", config,
+            "--web.listen-address", "127.0.0.1:" + std::to_string(port_)});
+        const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
+        while (std::chrono::steady_clock::now() < deadline && get(port_, "/metrics").status != 200)
+            std::this_thread::sleep_for(100ms);
+    }
+
+    int port() const { return port_; }
+    ToolRun& run() { return *run_; }
+    std::string metrics() { return get(port_, "/metrics").body; }
+
+private:
+    int port_;
+    std::unique_ptr<ToolRun> run_;
+};
+
+// A Prometheus server on loopback scraping `target` every second, its data in `dir`.
+class PrometheusServer {
+public:
+    PrometheusServer(const TempDir& dir, int target) : port_(free_port())
+    {
+        const std::string config = dir.file(
+            "prometheus.yml", "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                              "scrape_configs:\n  - job_name: tpkit\n    static_configs:\n"
+                              "      - targets: ['127.0.0.1:" + std::to_string(target) + "']\n");
+        run_ = std::make_unique<ToolRun>(std::vector<std::string>{
+            "/usr/bin/prometheus", "--config.file=" + config,
+            "--storage.tsdb.path=" + dir.path() + "/data",
+            "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"});
+    }
+    ~PrometheusServer() { run_->stop(SIGTERM); }
+
+    // The result vector of an instant query (at `time`, seconds since the epoch, when given).
+    nlohmann::json query(const std::string& promql, std::optional<double> time = {}) const
+    {
+        httplib::Client client("127.0.0.1", port_);
+        httplib::Params params{{"query", promql}};
+        if (time)
+            params.emplace("time", std::to_string(*time));
+        auto result = client.Get("/api/v1/query", params, httplib::Headers{});
+        if (!result || result->status != 200)
+            return nlohmann::json::array();
+        return nlohmann::json::parse(result->body)["data"]["result"];
+    }
+
+    // The single value of an instant query, if it has exactly one.
+    std::optional<double> value(const std::string& promql, std::optional<double> time = {}) const
+    {
+        auto result = query(promql, time);
+        if (result.size() != 1)
+            return std::nullopt;
+        return std::stod(result[0]["value"][1].get<std::string>());
+    }
+
+    // Waits until the query gives `expected` (a scrape after the events); the last value seen.
+    std::optional<double> wait_for(const std::string& promql, double expected) const
+    {
+        std::optional<double> seen;
+        const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(30s);
+        while (std::chrono::steady_clock::now() < deadline) {
+            seen = value(promql);
+            if (seen == expected)
+                break;
+            std::this_thread::sleep_for(250ms);
+        }
+        return seen;
+    }
+
+private:
+    int port_;
+    std::unique_ptr<ToolRun> run_;
+};
+
+double now_seconds()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// This process's getppid() and read()s of one /dev/zero descriptor, counted by the exporter.
+std::string events_config(int zero_fd)
+{
+    const std::string self = std::to_string(getpid());
+    return "metrics:\n"
+           "  - name: getppid\n"
+           "    help: getppid() calls of the test\n"
+           "    count: syscalls:sys_enter_getppid\n"
+           "    args: [-p, '" + self + "']\n"
+           "  - name: zero_read_size\n"
+           "    hist: syscalls:sys_enter_read\n"
+           "    field: count\n"
+           "    unit: bytes\n"
+           "    filter: fd == " + std::to_string(zero_fd) + "\n"
+           "    args: [-p, '" + self + "']\n"
+           "  - name: getppid_syscalls\n"
+           "    tool: syscount\n"
+           "    args: [--syscall, getppid, -p, '" + self + "']\n";
+}
+
+void make_events(int getppids, int zero_fd, const std::vector<std::size_t>& reads)
+{
+    for (int i = 0; i < getppids; i++)
+        syscall(SYS_getppid);
+    std::vector<char> buffer(8192);
+    for (std::size_t n : reads)
+        ASSERT_EQ(read(zero_fd, buffer.data(), n), static_cast<ssize_t>(n));
+}
+
+// A /dev/zero descriptor for the test's reads.
+struct ZeroFile {
+    int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    ~ZeroFile() { close(fd); }
+};
+
+bool prometheus_installed()
+{
+    return access("/usr/bin/prometheus", X_OK) == 0 && access("/usr/bin/promtool", X_OK) == 0;
+}
+
+} // namespace
+
+TEST(ExporterExact, PrometheusStoresTheEventsMade)
+{
+    TPKIT_REQUIRE_LIVE();
+    ASSERT_TRUE(prometheus_installed()) << "Debian's prometheus package is needed";
+    TempDir dir;
+    ZeroFile zero;
+    RunningExporter exporter(dir.file("exporter.yaml", events_config(zero.fd)));
+    ASSERT_TRUE(sample(exporter.metrics(), "tpkit_getppid_total")) << exporter.metrics();
+    PrometheusServer prometheus(dir, exporter.port());
+    // Scraped at least once before the events: the counter's stored value is then 0.
+    ASSERT_EQ(prometheus.wait_for("tpkit_getppid_total", 0), 0.0);
+    const double before = now_seconds();
+
+    constexpr int getppids = 37;
+    make_events(getppids, zero.fd, {100, 100, 100, 5000, 5000});
+
+    EXPECT_EQ(prometheus.wait_for("tpkit_getppid_total", getppids), getppids);
+    EXPECT_EQ(prometheus.value("tpkit_getppid_total", before), 0.0);
+    EXPECT_EQ(prometheus.wait_for("tpkit_getppid_syscalls_total{syscall=\"getppid\"}", getppids),
+              getppids);
+    // log2 buckets: 100 is in [64, 127], 5000 in [4096, 8191].
+    EXPECT_EQ(prometheus.wait_for("tpkit_zero_read_size_bytes_count", 5), 5.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"63\"}"), 0.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"127\"}"), 3.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"4095\"}"), 3.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"8191\"}"), 5.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"+Inf\"}"), 5.0);
+    // The median falls in [64, 127]: histogram_quantile interpolates inside that bucket.
+    auto median = prometheus.value("histogram_quantile(0.5, tpkit_zero_read_size_bytes_bucket)");
+    ASSERT_TRUE(median);
+    EXPECT_GT(*median, 63);
+    EXPECT_LE(*median, 127);
+
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0) << exporter.run().stderr_text();
+}
+
+TEST(ExporterLive, PromtoolAcceptsBothFormats)
+{
+    TPKIT_REQUIRE_LIVE();
+    ASSERT_TRUE(prometheus_installed()) << "Debian's prometheus package is needed";
+    TempDir dir;
+    ZeroFile zero;
+    const std::string config = events_config(zero.fd) +
+                               "  - name: runqueue_latency\n    tool: runqlat\n"
+                               "  - name: softirq\n    tool: softirqs\n"
+                               "  - name: fork_children\n    count: sched:sched_process_fork\n"
+                               "    by: child_comm\n";
+    RunningExporter exporter(dir.file("exporter.yaml", config));
+    make_events(3, zero.fd, {100});
+    for (const std::string accept : {"", "application/openmetrics-text; version=1.0.0"}) {
+        Response r = get(exporter.port(), "/metrics", accept);
+        ASSERT_EQ(r.status, 200);
+        const bool om = !accept.empty();
+        EXPECT_EQ(r.content_type, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                     : "text/plain; version=0.0.4; charset=utf-8");
+        EXPECT_EQ(r.body.ends_with("# EOF\n"), om);
+        EXPECT_NE(r.body.find("tpkit_runqueue_latency_seconds_bucket{le=\"+Inf\"}"),
+                  std::string::npos);
+        const std::string file = dir.file(om ? "om.txt" : "text.txt", r.body);
+        // promtool reads the text format; OpenMetrics' extra lines (# UNIT, # EOF) are comments
+        // to it, its counter families named without _total.
+        const std::string command = "promtool check metrics < " + file + " 2>&1";
+        std::string output;
+        FILE* pipe = popen(command.c_str(), "r");
+        char buffer[512];
+        while (fgets(buffer, sizeof(buffer), pipe))
+            output += buffer;
+        EXPECT_EQ(pclose(pipe), 0) << (om ? "OpenMetrics" : "text format") << ":\n" << output;
+    }
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+}
+
+TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    struct Case {
+        const char* what;
+        std::string yaml;
+        int exit;
+        std::string line_key; // ":LINE: …key 'KEY'"
+    };
+    const std::vector<Case> cases = {
+        {"bad YAML", "metrics:\n  - name: a\n    count: [x, y\n", 2, ":4:"},
+        {"no metrics", "other: 1\n", 2, ":1: key 'metrics'"},
+        {"unknown engine", "metrics:\n  - name: a\n    gauge: sched:sched_switch\n", 2,
+         ":3: key 'gauge': unknown"},
+        {"unknown tool", "metrics:\n  - name: a\n    tool: nosuchtool\n", 4,
+         ":3: metric a: key 'tool': unknown tool 'nosuchtool'"},
+        {"unknown tracepoint", "metrics:\n  - name: a\n    count: nosuch:event\n", 4,
+         ":3: metric a: key 'count'"},
+        {"unknown field", "metrics:\n  - name: a\n    hist: sched:sched_switch\n    field: nosuch\n",
+         4, ":4: metric a: key 'field'"},
+        {"string field", "metrics:\n  - name: a\n    hist: sched:sched_switch\n    field: prev_comm\n",
+         2, ":4: metric a: key 'field'"},
+        {"bad filter",
+         "metrics:\n  - name: a\n    count: sched:sched_switch\n    filter: 'prev_pid =='\n", 2,
+         ":4: metric a: key 'filter'"},
+        {"bad key", "metrics:\n  - name: a\n    count: sched:sched_switch\n    by: nosuch\n", 4,
+         ":4: metric a: key 'by'"},
+        {"duplicate name",
+         "metrics:\n  - name: a\n    count: sched:sched_switch\n  - name: a\n    count: "
+         "sched:sched_wakeup\n",
+         2, ":4: key 'name': metric a is already defined on line 2"},
+        {"bad name", "metrics:\n  - name: 1a\n    count: sched:sched_switch\n", 2, ":2: key 'name'"},
+        {"bad tool option", "metrics:\n  - name: a\n    tool: runqlat\n    args: [--nosuch]\n", 2,
+         ":4: metric a: key 'args'"},
+        {"bad buckets",
+         "metrics:\n  - name: a\n    hist: sched:sched_switch\n    field: prev_pid\n    buckets: "
+         "{linear: [10, 5, 1]}\n",
+         2, ":5: metric a: key 'buckets'"},
+        {"two sources",
+         "metrics:\n  - name: a\n    count: sched:sched_switch\n    tool: runqlat\n", 2,
+         ":2: each metric needs exactly one source"},
+    };
+    for (const Case& c : cases) {
+        const std::string file = dir.file("bad.yaml", c.yaml);
+        ToolRun run({tpkit::live::tool_path("tpkit-exporter"), "--config", file, "--config.check"});
+        const int status = run.wait(tpkit::live::patient(10s));
+        const std::string err = run.stderr_text();
+        EXPECT_EQ(status, c.exit) << c.what << ": " << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << c.what << ": " << err;
+        EXPECT_NE(err.find("tpkit-exporter: " + file + c.line_key), std::string::npos)
+            << c.what << ": " << err;
+    }
+}
+
+TEST(ExporterLive, MisbehavingClientsDoNotStopScrapes)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    ZeroFile zero;
+    RunningExporter exporter(dir.file("exporter.yaml", events_config(zero.fd)));
+    const int port = exporter.port();
+    auto connect_socket = [&] {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(port));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+        return fd;
+    };
+    std::vector<int> held;
+    for (int i = 0; i < 60; i++) // idle: connect, send nothing
+        held.push_back(connect_socket());
+    for (int i = 0; i < 10; i++) { // slow: a request line, then nothing more
+        int fd = connect_socket();
+        const std::string start = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+        send(fd, start.data(), start.size(), MSG_NOSIGNAL);
+        held.push_back(fd);
+    }
+    for (int i = 0; i < 5; i++) { // a header far beyond any limit
+        int fd = connect_socket();
+        const std::string huge =
+            "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100000, 'a') + "\r\n\r\n";
+        send(fd, huge.data(), huge.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        held.push_back(fd);
+    }
+    int not_found = 0;
+    for (int i = 0; i < 100; i++)
+        not_found += get(port, "/no/such/path/" + std::to_string(i)).status == 404;
+    EXPECT_EQ(not_found, 100);
+
+    for (int scrape = 0; scrape < 5; scrape++) {
+        syscall(SYS_getppid);
+        Response r = get(port, "/metrics");
+        ASSERT_EQ(r.status, 200) << "scrape " << scrape;
+        EXPECT_EQ(sample(r.body, "tpkit_getppid_total"), scrape + 1.0);
+    }
+    for (int fd : held)
+        close(fd);
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0) << exporter.run().stderr_text();
+}
+
+TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    ZeroFile zero;
+    const std::string base = events_config(zero.fd);
+    const std::string config = dir.file("exporter.yaml", base);
+    RunningExporter exporter(config);
+    const pid_t pid = exporter.run().pid();
+
+    // Serving with no effective capability; only what a reload's loading needs is permitted.
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::map<std::string, std::uint64_t> caps;
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("Cap", 0) == 0)
+            caps[line.substr(0, line.find(':'))] = std::stoull(line.substr(line.find(':') + 1), nullptr, 16);
+    constexpr std::uint64_t reload_caps = (1ull << 39) | (1ull << 38) | (1ull << 24); // BPF, PERFMON, SYS_RESOURCE
+    EXPECT_EQ(caps["CapEff"], 0u);
+    EXPECT_EQ(caps["CapPrm"] & ~reload_caps, 0u);
+    EXPECT_EQ(caps["CapBnd"] & ~reload_caps, 0u);
+    const auto programs = tpkit::live::programs_held_by(pid);
+    ASSERT_FALSE(programs.empty());
+
+    make_events(4, zero.fd, {});
+    ASSERT_EQ(sample(exporter.metrics(), "tpkit_getppid_total"), 4.0);
+
+    // A bad configuration: the running one stays, counting on.
+    dir.file("exporter.yaml", base + "  - name: broken\n    count: nosuch:event\n");
+    kill(pid, SIGHUP);
+    std::optional<double> ok;
+    for (int i = 0; i < 50 && ok != 0.0; i++) {
+        std::this_thread::sleep_for(100ms);
+        ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+    }
+    EXPECT_EQ(ok, 0.0);
+    make_events(2, zero.fd, {});
+    std::string body = exporter.metrics();
+    EXPECT_EQ(sample(body, "tpkit_getppid_total"), 6.0);
+    EXPECT_FALSE(sample(body, "tpkit_broken_total"));
+
+    // A good one: the new metric is loaded (with the capabilities kept for it), the unchanged
+    // ones keep running without a reset.
+    dir.file("exporter.yaml", base + "  - name: forks\n    count: sched:sched_process_fork\n");
+    kill(pid, SIGHUP);
+    for (int i = 0; i < 100 && ok != 1.0; i++) {
+        std::this_thread::sleep_for(100ms);
+        ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+    }
+    EXPECT_EQ(ok, 1.0);
+    make_events(1, zero.fd, {});
+    body = exporter.metrics();
+    EXPECT_EQ(sample(body, "tpkit_getppid_total"), 7.0);
+    EXPECT_TRUE(sample(body, "tpkit_forks_total"));
+
+    auto all = tpkit::live::programs_held_by(pid);
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0) << exporter.run().stderr_text();
+    EXPECT_TRUE(tpkit::live::wait_until_programs_unloaded(all, tpkit::live::patient(5s)));
+}

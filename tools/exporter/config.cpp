@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+#include "config.hpp"
+
+#include <tpkit/error.hpp>
+#include <tpkit/exposition.hpp>
+
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace tpkit::exporter {
+
+namespace {
+
+const std::set<std::string> metric_keys = {"name",   "help",   "unit",   "multiplier", "count",
+                                           "hist",   "field",  "by",     "filter",     "buckets",
+                                           "tool",   "args",   "max_series"};
+
+[[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& what)
+{
+    throw Error(Exit::usage, fmt::format("{}:{}: {}", file, mark.line + 1, what));
+}
+
+std::string scalar(const std::string& file, const YAML::Node& node, const std::string& key)
+{
+    if (!node.IsScalar())
+        fail(file, node.Mark(), fmt::format("key '{}': expected a single value", key));
+    return node.Scalar();
+}
+
+template <typename T>
+T number(const std::string& file, const YAML::Node& node, const std::string& key, const char* what)
+{
+    try {
+        return node.as<T>();
+    } catch (const YAML::Exception&) {
+        fail(file, node.Mark(), fmt::format("key '{}': expected {}", key, what));
+    }
+}
+
+std::vector<std::string> strings(const std::string& file, const YAML::Node& node,
+                                 const std::string& key)
+{
+    std::vector<std::string> out;
+    if (node.IsScalar())
+        return {node.Scalar()};
+    if (!node.IsSequence())
+        fail(file, node.Mark(), fmt::format("key '{}': expected a value or a list", key));
+    for (const auto& item : node)
+        out.push_back(scalar(file, item, key));
+    return out;
+}
+
+void read_buckets(MetricConfig& m, const YAML::Node& node)
+{
+    if (node.IsScalar() && node.Scalar() == "log2")
+        return;
+    if (node.IsMap() && node.size() == 1) {
+        const auto kind = node.begin()->first.as<std::string>();
+        const YAML::Node& value = node.begin()->second;
+        if (kind == "linear") {
+            auto parts = strings(m.file, value, "buckets");
+            if (parts.size() == 3) {
+                m.linear = fmt::format("{},{},{}", parts[0], parts[1], parts[2]);
+                return;
+            }
+            if (parts.size() == 1) {
+                m.linear = parts[0];
+                return;
+            }
+        } else if (kind == "loglinear") {
+            m.loglinear = number<unsigned>(m.file, value, "buckets", "1 to 4");
+            return;
+        }
+    }
+    fail(m.file, node.Mark(),
+         "key 'buckets': expected log2, {linear: [MIN, MAX, STEP]} or {loglinear: K}");
+}
+
+MetricConfig read_metric(const std::string& file, const YAML::Node& node)
+{
+    MetricConfig m;
+    m.file = file;
+    if (!node.IsMap())
+        fail(file, node.Mark(), "each metric is a map (name: …, count: … or hist: … or tool: …)");
+    for (const auto& entry : node) {
+        const auto key = entry.first.as<std::string>();
+        if (!metric_keys.count(key))
+            fail(file, entry.first.Mark(),
+                 fmt::format("key '{}': unknown (known: name, help, unit, multiplier, count, hist, "
+                             "field, by, filter, buckets, tool, args, max_series)", key));
+        m.lines[key] = entry.first.Mark().line + 1;
+    }
+    const int sources = node["count"].IsDefined() + node["hist"].IsDefined() + node["tool"].IsDefined();
+    if (sources != 1)
+        fail(file, node.Mark(),
+             "each metric needs exactly one source: count: EVENTS, hist: EVENT or tool: NAME");
+    if (!node["name"])
+        fail(file, node.Mark(), "key 'name': missing");
+    m.name = scalar(file, node["name"], "name");
+    if (!valid_metric_name(m.name))
+        fail(file, node["name"].Mark(),
+             fmt::format("key 'name': '{}' is not a metric name ([a-zA-Z_][a-zA-Z0-9_]*)", m.name));
+    if (node["help"])
+        m.help = scalar(file, node["help"], "help");
+    if (node["unit"]) {
+        m.unit = scalar(file, node["unit"], "unit");
+        if (!valid_metric_name(m.unit))
+            fail(file, node["unit"].Mark(), fmt::format("key 'unit': '{}' is not a unit name", m.unit));
+    }
+    if (node["multiplier"]) {
+        m.multiplier = number<double>(file, node["multiplier"], "multiplier", "a number");
+        if (!(*m.multiplier > 0))
+            fail(file, node["multiplier"].Mark(), "key 'multiplier': must be above 0");
+    }
+    if (node["max_series"]) {
+        m.max_series = number<std::size_t>(file, node["max_series"], "max_series", "a number");
+        if (m.max_series < 1 || m.max_series > (1u << 20))
+            fail(file, node["max_series"].Mark(), "key 'max_series': must be 1 to 1048576");
+    }
+    if (node["args"])
+        m.args = strings(file, node["args"], "args");
+    if (node["by"])
+        m.by = scalar(file, node["by"], "by");
+    if (node["filter"])
+        m.filter = scalar(file, node["filter"], "filter");
+
+    auto only_for = [&](const char* key, const char* source) {
+        if (node[key])
+            fail(file, node[key].Mark(), fmt::format("key '{}': only a {} metric has it", key, source));
+    };
+    if (node["count"]) {
+        m.kind = SourceKind::count;
+        m.events = strings(file, node["count"], "count");
+        only_for("field", "hist");
+        only_for("buckets", "hist");
+    } else if (node["hist"]) {
+        m.kind = SourceKind::hist;
+        m.events = {scalar(file, node["hist"], "hist")};
+        if (!node["field"])
+            fail(file, node.Mark(), "key 'field': missing (the integer field a hist measures)");
+        m.field = scalar(file, node["field"], "field");
+        if (node["buckets"])
+            read_buckets(m, node["buckets"]);
+    } else {
+        m.kind = SourceKind::tool;
+        m.tool = scalar(file, node["tool"], "tool");
+        for (const char* key : {"field", "buckets", "by", "filter"})
+            if (node[key])
+                fail(file, node[key].Mark(),
+                     fmt::format("key '{}': a tool takes its own options, under args", key));
+    }
+    YAML::Emitter emitter;
+    emitter << node;
+    m.canonical = emitter.c_str();
+    return m;
+}
+
+} // namespace
+
+std::string MetricConfig::where(const std::string& key) const
+{
+    auto it = lines.find(key);
+    return fmt::format("{}:{}: metric {}: key '{}': ", file, it == lines.end() ? 0 : it->second,
+                       name, key);
+}
+
+Config load_config(const std::string& path)
+{
+    YAML::Node root;
+    try {
+        root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+        throw Error(Exit::usage, fmt::format("{}: cannot read the configuration file", path));
+    } catch (const YAML::ParserException& e) {
+        fail(path, e.mark, e.msg);
+    }
+    if (!root.IsMap() || !root["metrics"])
+        throw Error(Exit::usage, fmt::format("{}:1: key 'metrics': missing (a list of metrics)", path));
+    for (const auto& entry : root) {
+        const auto key = entry.first.as<std::string>();
+        if (key != "metrics")
+            fail(path, entry.first.Mark(), fmt::format("key '{}': unknown (only metrics)", key));
+    }
+    const YAML::Node& list = root["metrics"];
+    if (!list.IsSequence() || list.size() == 0)
+        fail(path, list.Mark(), "key 'metrics': expected a list of at least one metric");
+    Config config{path, {}};
+    std::map<std::string, int> names;
+    for (const auto& node : list) {
+        MetricConfig m = read_metric(path, node);
+        auto [it, inserted] = names.emplace(m.name, m.lines["name"]);
+        if (!inserted)
+            fail(path, node["name"].Mark(),
+                 fmt::format("key 'name': metric {} is already defined on line {}", m.name,
+                             it->second));
+        config.metrics.push_back(std::move(m));
+    }
+    return config;
+}
+
+} // namespace tpkit::exporter

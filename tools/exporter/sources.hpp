@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What serves each configured metric: a generic engine (count, hist) or a tool's collector,
+// loaded and attached, with its running totals.
+#pragma once
+
+#include "config.hpp"
+
+#include <tpkit/collector.hpp>
+#include <tpkit/exposition.hpp>
+
+#include <memory>
+#include <vector>
+
+namespace tpkit::exporter {
+
+// Checks a metric against this machine's kernel (its events, fields, filter; a tool's options)
+// without loading anything. Error(usage or unknown_target) whose message begins with where().
+void check_metric(const MetricConfig& metric);
+
+// The tools whose collectors the exporter serves, by name.
+std::vector<std::string> exported_tools();
+
+class Source {
+public:
+    // Checks, loads and attaches.
+    explicit Source(MetricConfig config);
+
+    const MetricConfig& config() const { return config_; }
+    // Drains the collector into the running totals; then the families, in Prometheus' units.
+    void scrape(std::vector<MetricFamily>& out);
+    std::uint64_t uncounted() const { return collector_->uncounted(); }
+    std::uint64_t over_series_limit() const { return over_series_limit_; }
+    const Collector& collector() const { return *collector_; }
+
+private:
+    MetricConfig config_;
+    std::unique_ptr<Collector> collector_;
+    CumulativeMetrics totals_;
+    std::uint64_t over_series_limit_ = 0;
+};
+
+} // namespace tpkit::exporter

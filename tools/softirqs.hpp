@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// softirqs' collector: its options and how it opens, for its main and for the exporter.
+#pragma once
+
+#include "softirqs.h"
+#include "softirqs.skel.h"
+
+#include "irq_tables.hpp"
+
+#include <cctype>
+#include <fstream>
+
+namespace tpkit::softirqs {
+
+using Options = irq_tables::Options;
+
+inline void add_options(Cli& cli, Options& options)
+{
+    irq_tables::add_options(cli, options);
+}
+
+// The vectors' names in the kernel's order, as /proc/softirqs lists them ("NET_RX:"), in lower
+// case as bcc prints them.
+inline std::vector<std::string> vector_names()
+{
+    std::vector<std::string> names;
+    std::ifstream proc("/proc/softirqs");
+    std::string line;
+    std::getline(proc, line); // the CPUs
+    while (std::getline(proc, line)) {
+        std::string name;
+        for (char c : line) {
+            if (c == ':')
+                break;
+            if (c != ' ')
+                name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        names.push_back(name);
+    }
+    return names;
+}
+
+inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
+{
+    return irq_tables::open<softirqs_bpf, std::uint32_t>(
+        cli, options, SOFTIRQS_MAX_VECTORS,
+        {"irq:softirq_exit", "softirq", "time in softirqs",
+         [names = vector_names()](std::uint32_t vector) {
+             return vector < names.size() ? names[vector] : "vector " + std::to_string(vector);
+         }});
+}
+
+} // namespace tpkit::softirqs

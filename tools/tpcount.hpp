@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tpcount's collector: counts of any tracepoints' events, in total or by a key; for its main and
+// for the exporter.
+#pragma once
+
+#include <tpkit/cli.hpp>
+#include <tpkit/collector.hpp>
+#include <tpkit/engine.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+// After the tpkit headers: the skeleton's rodata uses their structs.
+#include "tpcount.skel.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+namespace tpkit::tpcount {
+
+struct Options {
+    std::vector<std::string> events;
+    std::string by;
+    std::string filter;
+    std::size_t top = 0;
+    std::uint32_t max_keys = 10240;
+};
+
+struct Row {
+    std::uint32_t event;
+    std::string key;
+    std::uint64_t count;
+};
+
+class CountCollector {
+public:
+    CountCollector(const std::vector<EventPlan>& plans, const KeyChoice& key,
+                   const Options& options, tpcount_bpf& skel)
+        : plans_(plans), key_(key), options_(options), skel_(skel),
+          by_key_(keyed_counts(skel))
+    {
+    }
+
+    static SwappedMap keyed_counts(tpcount_bpf& skel)
+    {
+        return {skel.maps.by_key, skel.maps.by_key_a, skel.maps.by_key_b};
+    }
+
+    // The counts since the previous call, largest first.
+    Reading collect()
+    {
+        std::vector<Row> rows;
+        if (key_.source == TPKIT_KEY_NONE) {
+            auto totals = sum_percpu_array(skel_.maps.totals);
+            previous_.resize(totals.size());
+            for (std::uint32_t i = 0; i < totals.size() && i < plans_.size(); i++) {
+                std::uint64_t count = totals[i].at(0) - std::exchange(previous_[i], totals[i].at(0));
+                if (count || plans_.size() == 1)
+                    rows.push_back({i, "", count});
+            }
+        } else {
+            for (const auto& entry : by_key_.drain()) {
+                const auto k = entry.key_as<tpkit_engine_key>();
+                note_cut_key("tpcount", k, key_);
+                if (k.event >= plans_.size())
+                    continue;
+                rows.push_back({k.event, key_text(k, key_, plans_[k.event].format),
+                                entry.counters.at(0)});
+            }
+        }
+        std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+            if (a.count != b.count)
+                return a.count > b.count;
+            return std::tie(plans_[a.event].name.system, plans_[a.event].name.event, a.key) <
+                   std::tie(plans_[b.event].name.system, plans_[b.event].name.event, b.key);
+        });
+        if (options_.top && rows.size() > options_.top)
+            rows.resize(options_.top);
+        missed_.report();
+        Reading reading;
+        reading.counter_labels = {"event"};
+        if (key_.source != TPKIT_KEY_NONE)
+            reading.counter_labels.push_back(key_.name());
+        for (const Row& r : rows) {
+            const auto& plan = plans_[r.event];
+            std::vector<Label> labels{{"event", plan.name.str()}};
+            if (key_.source != TPKIT_KEY_NONE)
+                labels.push_back({key_.name(), r.key, key_is_number(key_, plan.format)});
+            reading.metrics.push_back({"count", "", "", std::move(labels), r.count});
+        }
+        return reading;
+    }
+
+    std::uint64_t uncounted() const { return missed_.total(); }
+
+private:
+    const std::vector<EventPlan>& plans_;
+    const KeyChoice& key_;
+    Options options_;
+    tpcount_bpf& skel_;
+    SwappedMap by_key_;
+    std::vector<std::uint64_t> previous_;
+    MissedWatch missed_{"tpcount", skel_.maps.tpkit_missed,
+                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
+};
+
+// Plans the events (globs, --filter, --by), then loads and attaches one engine instance per
+// event, all sharing their maps.
+inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
+{
+    struct State {
+        std::vector<EventPlan> plans;
+        KeyChoice key;
+        std::vector<Skeleton<tpcount_bpf>> instances;
+        std::vector<Link> links;
+        std::optional<CountCollector> counts;
+    };
+    auto state = std::make_shared<State>();
+    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
+    state->plans = plan_events(live_events_root(), options.events, options.filter);
+    const auto& key = state->key;
+    const auto& plans = state->plans;
+    for (auto& plan : state->plans)
+        configure_key(plan.config, key, plan.format);
+
+    auto& instances = state->instances;
+    for (const auto& plan : plans) {
+        auto skel = Skeleton<tpcount_bpf>::open(cli.name());
+        skel->rodata->tpkit_filter = plan.filter;
+        skel->rodata->tpkit_config = plan.config;
+        apply_task_filters(*skel, cli.options());
+        check_libbpf(bpf_map__set_max_entries(skel->maps.totals,
+                                              static_cast<std::uint32_t>(plans.size())),
+                     "cannot size tpcount's totals");
+        auto by_key = CountCollector::keyed_counts(*skel);
+        if (key.source != TPKIT_KEY_NONE)
+            by_key.set_max_entries(options.max_keys);
+        if (!instances.empty()) {
+            const auto& first = instances.front();
+            share_map(first->maps.totals, skel->maps.totals);
+            by_key.share(CountCollector::keyed_counts(*first));
+            share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
+        }
+        if (instances.empty()) // counted on the first, before anything is loaded
+            raise_fd_limit_for(plans.size(), skel->obj);
+        skel.load();
+        state->links.push_back(attach_tracepoint(skel->progs.count_event, plan.name.system,
+                                                 plan.name.event));
+        instances.push_back(std::move(skel));
+    }
+    state->counts.emplace(plans, key, options, *instances.front());
+    std::vector<bpf_object*> objects;
+    for (const auto& skel : instances)
+        objects.push_back(skel->obj);
+    State& s = *state;
+    return std::make_unique<CollectorOf>(
+        state, objects, [&s] { return s.counts->collect(); },
+        [&s] { return s.counts->uncounted(); });
+}
+
+} // namespace tpkit::tpcount

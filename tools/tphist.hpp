@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tphist's collector: an in-kernel histogram of one integer field of any tracepoint; for its main
+// and for the exporter.
+#pragma once
+
+#include <tpkit/cli.hpp>
+#include <tpkit/collector.hpp>
+#include <tpkit/engine.hpp>
+#include <tpkit/histogram.hpp>
+#include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
+#include <tpkit/skeleton.hpp>
+#include <tpkit/stream.hpp>
+// After the tpkit headers: the skeleton's rodata uses their structs.
+#include "tphist.skel.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+namespace tpkit::tphist {
+
+struct Options {
+    std::string event;
+    std::string field;
+    std::string linear;
+    unsigned loglinear = 0;
+    std::string by;
+    std::string filter;
+    std::uint32_t max_keys = 1024;
+};
+
+// "MIN,MAX,STEP"
+inline LinearRange parse_linear(const std::string& text)
+{
+    std::uint64_t v[3];
+    std::size_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        std::size_t end = text.find(',', at);
+        std::string part = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        bool digits = !part.empty() && part.size() <= 19 &&
+                      part.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || (i < 2) == (end == std::string::npos))
+            throw Error(Exit::usage,
+                               fmt::format("bad --linear '{}': expected MIN,MAX,STEP", text));
+        v[i] = std::stoull(part);
+        at = end + 1;
+    }
+    return linear_range(v[0], v[1], v[2]);
+}
+
+class HistCollector {
+public:
+    HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
+                  tphist_bpf& skel)
+        : plan_(plan), key_(key), options_(options), skel_(skel),
+          keyed_(keyed_histograms(skel, plan.config.hist_layout))
+    {
+    }
+
+    // The keyed maps of the layout in use.
+    static SwappedMap keyed_histograms(tphist_bpf& skel, std::uint8_t layout)
+    {
+        switch (layout) {
+        case TPKIT_HIST_LOGLINEAR:
+            return {skel.maps.loglinear_by_key, skel.maps.loglinear_by_key_a,
+                    skel.maps.loglinear_by_key_b};
+        case TPKIT_HIST_LINEAR:
+            return {skel.maps.linear_by_key, skel.maps.linear_by_key_a, skel.maps.linear_by_key_b};
+        default:
+            return {skel.maps.log2_by_key, skel.maps.log2_by_key_a, skel.maps.log2_by_key_b};
+        }
+    }
+
+    // The histograms since the previous call.
+    Reading collect()
+    {
+        const auto& config = plan_.config;
+        Reading reading;
+        auto metric = [&](Histogram hist, std::vector<Label> labels) {
+            labels.insert(labels.begin(), {"event", plan_.name.str()});
+            reading.metrics.push_back({options_.field, "", "", std::move(labels), std::move(hist)});
+        };
+        if (key_.source == TPKIT_KEY_NONE) {
+            auto slots = sum_percpu_array(total_map()).at(0);
+            previous_.resize(slots.size());
+            std::vector<std::uint64_t> delta(slots.size());
+            for (std::size_t i = 0; i < slots.size(); i++)
+                delta[i] = slots[i] - std::exchange(previous_[i], slots[i]);
+            metric(histogram_from_slots(config, delta), {});
+        } else {
+            std::vector<std::pair<std::string, Histogram>> hists;
+            for (const auto& entry : keyed_.drain()) {
+                const auto k = entry.key_as<tpkit_engine_key>();
+                note_cut_key("tphist", k, key_);
+                hists.emplace_back(key_text(k, key_, plan_.format),
+                                   histogram_from_slots(config, entry.counters));
+            }
+            std::sort(hists.begin(), hists.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (auto& [text, hist] : hists)
+                metric(std::move(hist), {{key_.name(), text}});
+        }
+        report_outside();
+        return reading;
+    }
+
+    std::uint64_t uncounted() const { return negatives_.seen() + missed_.total(); }
+
+private:
+    bpf_map* total_map() const
+    {
+        switch (plan_.config.hist_layout) {
+        case TPKIT_HIST_LOGLINEAR:
+            return skel_.maps.loglinear_total;
+        case TPKIT_HIST_LINEAR:
+            return skel_.maps.linear_total;
+        default:
+            return skel_.maps.log2_total;
+        }
+    }
+
+    // Values no bucket holds are said, on stderr, rather than dropped in silence.
+    void report_outside()
+    {
+        if (std::uint64_t n = negatives_.increase())
+            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n, options_.field);
+        missed_.report();
+    }
+
+    const EventPlan& plan_;
+    const KeyChoice& key_;
+    Options options_;
+    tphist_bpf& skel_;
+    SwappedMap keyed_;
+    std::vector<std::uint64_t> previous_;
+    CounterWatch negatives_{skel_.maps.negatives};
+    MissedWatch missed_{"tphist", skel_.maps.tpkit_missed,
+                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
+};
+
+// Plans the event (its field, --by, --filter, the buckets), then loads and attaches.
+inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
+{
+    struct State {
+        std::vector<EventPlan> plans;
+        KeyChoice key;
+        std::optional<Skeleton<tphist_bpf>> skel;
+        Link link{nullptr, bpf_link__destroy};
+        std::optional<HistCollector> hists;
+    };
+    auto state = std::make_shared<State>();
+    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
+    state->plans = plan_events(live_events_root(), {options.event}, options.filter, 1);
+    const KeyChoice& key = state->key;
+    EventPlan& plan = state->plans.at(0);
+    configure_value(plan.config, plan.format, options.field);
+    configure_key(plan.config, key, plan.format);
+    if (!options.linear.empty()) {
+        auto range = parse_linear(options.linear);
+        plan.config.hist_layout = TPKIT_HIST_LINEAR;
+        plan.config.linear_min = range.min;
+        plan.config.linear_max = range.max;
+        plan.config.linear_step = range.step;
+    } else if (options.loglinear) {
+        plan.config.hist_layout = TPKIT_HIST_LOGLINEAR;
+        plan.config.sub_bits = static_cast<std::uint8_t>(loglinear_sub_bits(options.loglinear));
+    }
+
+    auto skel = Skeleton<tphist_bpf>::open(cli.name());
+    skel->rodata->tpkit_filter = plan.filter;
+    skel->rodata->tpkit_config = plan.config;
+    apply_task_filters(*skel, cli.options());
+    if (key.source != TPKIT_KEY_NONE)
+        HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
+    raise_fd_limit_for(1, skel->obj);
+    skel.load();
+    state->link = attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
+    state->skel.emplace(std::move(skel));
+    state->hists.emplace(plan, key, options, **state->skel);
+    State& s = *state;
+    return std::make_unique<CollectorOf>(
+        state, std::vector<bpf_object*>{(*s.skel)->obj}, [&s] { return s.hists->collect(); },
+        [&s] { return s.hists->uncounted(); });
+}
+
+} // namespace tpkit::tphist

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tpkit-exporter: in-kernel counts and histograms of any tracepoint, and the collectors of
+// tpkit's tools, served to Prometheus; configured at run time, no compiler on the host.
+#include "exporter/exporter.hpp"
+#include "exporter/privileges.hpp"
+#include "exporter/server.hpp"
+
+#include <tpkit/cli.hpp>
+
+#include <fmt/core.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+
+#include <csignal>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* examples = R"(  tpkit-exporter --config /etc/tpkit/exporter.yaml
+  tpkit-exporter --config exporter.yaml --config.check     # validate against this kernel, exit
+  tpkit-exporter --config exporter.yaml --web.listen-address :9436
+  kill -HUP $(pidof tpkit-exporter)                        # reload the configuration
+)";
+
+// SIGHUP, taken from a signalfd by the main thread only (blocked before any thread starts).
+int reload_signal_fd()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0)
+        throw tpkit::Error(tpkit::Exit::failure, std::string("signalfd: ") + std::strerror(errno));
+    return fd;
+}
+
+void drain(int fd)
+{
+    signalfd_siginfo info;
+    while (read(fd, &info, sizeof(info)) == sizeof(info)) {
+    }
+}
+
+void check(const std::string& path)
+{
+    auto config = tpkit::exporter::load_config(path);
+    for (const auto& metric : config.metrics)
+        tpkit::exporter::check_metric(metric);
+    fmt::print("{}: {} metrics, valid on this kernel\n", path, config.metrics.size());
+}
+
+void serve(const std::string& path, const std::string& address)
+{
+    using namespace tpkit::exporter;
+    const int hup = reload_signal_fd();
+    Exporter exporter;
+    Server server(exporter, address);
+    exporter.apply(load_config(path));
+    drop_privileges();
+    server.start();
+    fmt::print(stderr, "tpkit-exporter: serving {} on http://{}/metrics\n", path, address);
+
+    pollfd fds[] = {{tpkit::stop_signal_fd(), POLLIN, 0}, {hup, POLLIN, 0}};
+    for (;;) {
+        if (poll(fds, 2, -1) < 0 && errno != EINTR)
+            throw tpkit::Error(tpkit::Exit::failure, std::string("poll: ") + std::strerror(errno));
+        if (fds[0].revents)
+            break;
+        if (!fds[1].revents)
+            continue;
+        drain(hup);
+        try {
+            ReloadPrivileges privileges;
+            exporter.apply(load_config(path));
+            fmt::print(stderr, "tpkit-exporter: reloaded {}\n", path);
+        } catch (const tpkit::Error& e) {
+            exporter.reload_failed();
+            fmt::print(stderr, "tpkit-exporter: {} (the running configuration stays)\n", e.what());
+        }
+    }
+    server.stop(); // then the exporter detaches everything
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    tpkit::Cli cli("tpkit-exporter",
+                   "Serve in-kernel counts and histograms of tracepoints, and the collectors of "
+                   "tpkit's tools, to Prometheus (/metrics). SIGHUP reloads the configuration.",
+                   examples);
+    std::string config;
+    bool check_only = false;
+    std::string address = "127.0.0.1:9436";
+    auto& app = cli.app();
+    app.add_option("--config", config, "the metrics to serve (YAML)")->required();
+    app.add_flag("--config.check", check_only,
+                 "check the configuration against this kernel and exit");
+    app.add_option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+    return tpkit::run_tool(cli.name(), [&] {
+        if (check_only)
+            check(config);
+        else
+            serve(config, address);
+    });
+}
