@@ -71,6 +71,7 @@ std::string Exporter::scrape(ExpositionFormat format)
 {
     const auto start = std::chrono::steady_clock::now();
     std::lock_guard lock(mutex_);
+    scrapes_[static_cast<int>(format)]++;
     std::vector<MetricFamily> families;
     for (auto& source : sources_)
         source->scrape(families);
@@ -101,6 +102,12 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
                               "seconds");
     reload_time.series.push_back({{}, last_reload_time_});
 
+    auto scrapes = family("tpkit_exporter_scrapes", "Scrapes served, by exposition format",
+                          MetricType::counter);
+    scrapes.series.push_back({{{"format", "prometheus"}},
+                              static_cast<double>(scrapes_[static_cast<int>(ExpositionFormat::prometheus)])});
+    scrapes.series.push_back({{{"format", "openmetrics"}},
+                              static_cast<double>(scrapes_[static_cast<int>(ExpositionFormat::openmetrics)])});
     auto uncounted = family("tpkit_exporter_uncounted_events",
                             "Events a metric could not count: maps full, values outside every bucket",
                             MetricType::counter);
@@ -138,7 +145,8 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
             run_time.series.push_back({labels, static_cast<double>(p.run_time_ns) * 1e-9});
         }
     }
-    std::vector<MetricFamily> out{build, duration, reload_ok, reload_time, uncounted, limited, programs};
+    std::vector<MetricFamily> out{build,     duration, reload_ok, reload_time,
+                                  scrapes,   uncounted, limited,   programs};
     if (stats) {
         out.push_back(std::move(runs));
         out.push_back(std::move(run_time));

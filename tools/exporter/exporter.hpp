@@ -27,6 +27,7 @@ private:
 
     std::mutex mutex_;
     std::vector<std::unique_ptr<Source>> sources_;
+    std::uint64_t scrapes_[2] = {}; // by ExpositionFormat
     bool last_reload_ok_ = true;
     double last_reload_time_ = 0;
 };
