@@ -267,8 +267,11 @@ bool StopSignal::wait(std::chrono::milliseconds timeout)
     return stopped_ = deadline_ && clock::now() >= *deadline_;
 }
 
-void run_intervals(const CommonOptions& options, StopSignal& stop,
-                   const std::function<void()>& print)
+namespace {
+
+// The loop of run_intervals(), until its last print.
+void print_intervals(const CommonOptions& options, StopSignal& stop,
+                     const std::function<void()>& print)
 {
     Output& out = standard_output();
     auto print_once = [&] {
@@ -298,6 +301,15 @@ void run_intervals(const CommonOptions& options, StopSignal& stop,
         if (stopping)
             return;
     }
+}
+
+} // namespace
+
+void run_intervals(const CommonOptions& options, StopSignal& stop,
+                   const std::function<void()>& print)
+{
+    print_intervals(options, stop, print);
+    standard_output().end();
 }
 
 void run_aggregate(const CommonOptions& options, StopSignal& stop,
@@ -333,7 +345,7 @@ void report_lost(std::string_view tool, std::uint64_t lost, bool json)
     Output& out = standard_output();
     if (json)
         out.print("{{\"lost_events\":{}}}\n", lost);
-    out.write_available();
+    out.end();
     if (lost)
         fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost);
 }

@@ -4,6 +4,7 @@
 #include "tpkit/cli.hpp"
 #include "tpkit/error.hpp"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -108,6 +109,16 @@ void Output::finish()
             break; // a further Ctrl-C: stop waiting for the reader
     }
     drop(written_);
+}
+
+void Output::end()
+{
+    finish();
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, fd_);
+        close(null);
+    }
 }
 
 } // namespace tpkit

@@ -118,6 +118,8 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         std::vector<Skeleton<tpcount_bpf>> instances;
         std::vector<Link> links;
         std::optional<CountCollector> counts;
+
+        ~State() { detach_all(links); } // many at once: each waits for a grace period
     };
     auto state = std::make_shared<State>();
     state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});

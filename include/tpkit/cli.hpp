@@ -118,7 +118,8 @@ private:
 // The loop of aggregating tools: calls print() every --interval seconds (count times at most),
 // or once at the end without an interval; a stop signal or --duration prints what has been
 // gathered since the last print, then returns. print() writes into standard_output(). With -T
-// each print is preceded by HH:MM:SS (text output only).
+// each print is preceded by HH:MM:SS (text output only). Then stdout ends (Output::end): its
+// reader has everything and EOF before the tool detaches.
 void run_intervals(const CommonOptions& options, StopSignal& stop,
                    const std::function<void()>& print);
 
@@ -137,7 +138,8 @@ class EventReader;
 void run_stream(EventReader& reader, StopSignal& stop);
 
 // At exit of a streaming tool: lost events go to stderr when there were any, and with --json
-// a last line {"lost_events":N} is always written, so consumers can tell none were lost.
+// a last line {"lost_events":N} is always written, so consumers can tell none were lost. Then
+// stdout ends (Output::end), before the tool detaches.
 void report_lost(std::string_view tool, std::uint64_t lost, bool json);
 
 // Converts a CLOCK_MONOTONIC nanosecond stamp (bpf_ktime_get_ns) to wall-clock time.

@@ -50,6 +50,11 @@ public:
     // second without progress, or at once on a (further) stop signal; what is left is counted.
     void finish();
 
+    // At the end of a tool's output, before its programs detach: finish(), then the reader's
+    // end of stdout is closed (fd 1 then points at /dev/null), so that a reader (`| jq`, a
+    // script) has all of it and EOF at once rather than after the detach, which can take long.
+    void end();
+
     // Lines dropped or left unwritten so far.
     std::uint64_t lines_not_written() const { return lines_not_written_; }
 
