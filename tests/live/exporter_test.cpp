@@ -479,3 +479,52 @@ TEST(ExporterLive, ExampleConfigurationsAreValid)
         EXPECT_EQ(run.wait(tpkit::live::patient(10s)), 0) << config << ": " << run.stderr_text();
     }
 }
+
+// max_series: the series first seen are kept, the events of later ones are counted apart;
+// with kernel.bpf_stats_enabled the programs' runs are served.
+TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    const std::string config = dir.file(
+        "exporter.yaml", "metrics:\n  - name: getppid_by_thread\n"
+                         "    count: syscalls:sys_enter_getppid\n    by: tid\n    max_series: 2\n"
+                         "    args: [-p, '" + std::to_string(getpid()) + "']\n");
+    RunningExporter exporter(config);
+    std::ifstream stats_in("/proc/sys/kernel/bpf_stats_enabled");
+    std::string stats_before;
+    stats_in >> stats_before;
+    std::ofstream("/proc/sys/kernel/bpf_stats_enabled") << "1";
+
+    std::uint64_t made = 0;
+    std::string body;
+    for (int calls : {5, 6, 7, 8}) { // one thread each, a scrape after each
+        std::thread([calls] {
+            for (int i = 0; i < calls; i++)
+                syscall(SYS_getppid);
+        }).join();
+        made += calls;
+        body = exporter.metrics();
+    }
+    std::ofstream("/proc/sys/kernel/bpf_stats_enabled") << stats_before;
+
+    double kept = 0;
+    int series = 0;
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("tpkit_getppid_by_thread_total{tid=", 0) == 0) {
+            kept += std::stod(line.substr(line.rfind(' ') + 1));
+            series++;
+        }
+    EXPECT_EQ(series, 2) << body;
+    EXPECT_EQ(kept, 11.0) << body; // the first two threads: 5 + 6
+    EXPECT_EQ(sample(body, "tpkit_exporter_series_limit_events_total{metric=\"getppid_by_thread\"}"),
+              static_cast<double>(made) - 11)
+        << body;
+    auto runs = sample(body, "tpkit_exporter_bpf_program_runs_total{metric=\"getppid_by_thread\","
+                             "program=\"count_event\"}");
+    ASSERT_TRUE(runs) << body;
+    EXPECT_GE(*runs, static_cast<double>(made)); // every getppid of the machine while on
+    EXPECT_EQ(sample(body, "tpkit_exporter_programs_attached{metric=\"getppid_by_thread\"}"), 1.0);
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+}
