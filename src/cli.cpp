@@ -232,6 +232,13 @@ int stop_signal_fd()
     return fd;
 }
 
+bool stop_pending()
+{
+    sigset_t pending;
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+}
+
 StopSignal::StopSignal(double duration_seconds)
 {
     stop_signal_fd();

@@ -130,7 +130,11 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         configure_key(plan.config, key, plan.format);
 
     auto& instances = state->instances;
+    if (plans.size() >= many_events)
+        fmt::print(stderr, "{}: attaching {} tracepoints…\n", cli.name(), plans.size());
     for (const auto& plan : plans) {
+        if (!instances.empty() && stop_pending())
+            break; // Ctrl-C while attaching: what is attached runs to the (empty) end at once
         auto skel = Skeleton<tpcount_bpf>::open(cli.name());
         skel->rodata->tpkit_filter = plan.filter;
         skel->rodata->tpkit_config = plan.config;
@@ -154,6 +158,8 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
                                                  plan.name.event));
         instances.push_back(std::move(skel));
     }
+    for (auto& skel : instances)
+        skel->bss->tpkit_engine_armed = true;
     state->counts.emplace(plans, key, options, *instances.front());
     std::vector<bpf_object*> objects;
     for (const auto& skel : instances)

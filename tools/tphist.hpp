@@ -179,6 +179,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     raise_fd_limit_for(1, skel->obj);
     skel.load();
     state->link = attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
+    skel->bss->tpkit_engine_armed = true;
     state->skel.emplace(std::move(skel));
     state->hists.emplace(plan, key, options, **state->skel);
     State& s = *state;

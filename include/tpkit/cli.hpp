@@ -99,6 +99,10 @@ void copy_comm(std::string_view comm, volatile char (&dst)[16]);
 // where a tool waits, so a signal during load still ends in detach and final output.
 int stop_signal_fd();
 
+// Whether SIGINT or SIGTERM is pending (not taken: the loop's StopSignal takes it), for steps
+// long enough to be worth cutting short, such as attaching many events.
+bool stop_pending();
+
 // SIGINT, SIGTERM and --duration: stop the tool's loop, which then prints its final output.
 class StopSignal {
 public:

@@ -121,6 +121,9 @@ std::string describe_event_json(const EventFormat& format, bool with_fields);
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);
 
+// From this many events on, attaching takes long enough to say so on stderr.
+inline constexpr std::size_t many_events = 50;
+
 // Detaches every link, many at a time: each tracepoint detach waits for an RCU grace period
 // (tens of milliseconds), and waits that overlap share one.
 void detach_all(std::vector<Link>& links);

@@ -277,6 +277,24 @@ TEST(TpcountLive, TotalsOfSeveralEvents)
     EXPECT_EQ(lseeks, 0u);
 }
 
+// Counting starts once every event is attached: the run's own bpf() calls while it loads and
+// attaches (dozens per event) are not counted. Once armed, only its drain counts: its first
+// bpf() call, which swaps the keyed map, lands in the half it then reads.
+TEST(TpcountLive, OwnAttachCallsAreNotCounted)
+{
+    TPKIT_REQUIRE_LIVE();
+    ToolRun tool({tpkit::live::tool_path("tpcount"), "syscalls:sys_enter_b*", "--by", "comm",
+                  "--comm", "tpcount", "--json", "-d", "0.3"});
+    ASSERT_EQ(tool.wait(tpkit::live::patient(20s)), 0) << tool.stderr_text();
+    std::uint64_t own_bpf = 0;
+    for (const auto& line : tool.lines()) {
+        auto obj = tpkit::live::parse_flat_json(line);
+        if (obj["event"] == "syscalls:sys_enter_bpf")
+            own_bpf += std::stoull(obj["count"]);
+    }
+    EXPECT_EQ(own_bpf, 1u);
+}
+
 namespace {
 
 // tpsnoop over forks: batches of one child named `marker` until one shows, then a batch of 3

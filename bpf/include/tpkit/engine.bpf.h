@@ -13,11 +13,16 @@
 const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 
-/* Whether the event passes the filter. Testing len first lets the verifier drop the whole
- * evaluator when there is none. */
+/* Set by user space once every instance of a run is attached: what happens while they attach
+ * (the run's own bpf() calls among it) is not counted, and counting starts on every event at
+ * once. */
+volatile bool tpkit_engine_armed;
+
+/* Whether the event is counted: armed, and it passes the filter. Testing len first lets the
+ * verifier drop the whole evaluator when there is none. */
 static __always_inline bool tpkit_engine_filter(void *ctx)
 {
-	return !tpkit_filter.len || tpkit_filter_match(ctx, &tpkit_filter);
+	return tpkit_engine_armed && (!tpkit_filter.len || tpkit_filter_match(ctx, &tpkit_filter));
 }
 
 /* The event's --by key; key must be zero-filled. */
