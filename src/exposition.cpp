@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/exposition.hpp"
 
+#include "tpkit/json.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,19 +13,31 @@ namespace tpkit {
 namespace {
 
 // Label values escape backslash, double quote and newline; HELP text backslash and newline.
+// Both must be UTF-8: a byte that is not (a comm can hold any) becomes U+FFFD, as one bad value
+// would make the scraper reject the whole scrape.
 std::string escape(std::string_view text, bool quote)
 {
     std::string out;
     out.reserve(text.size());
-    for (char c : text) {
-        if (c == '\\')
+    for (std::size_t i = 0; i < text.size(); i++) {
+        const char c = text[i];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            const std::size_t n = utf8_sequence(text, i);
+            if (n == 0) {
+                out += "\xEF\xBF\xBD"; // U+FFFD
+            } else {
+                out.append(text.substr(i, n));
+                i += n - 1;
+            }
+        } else if (c == '\\') {
             out += "\\\\";
-        else if (c == '\n')
+        } else if (c == '\n') {
             out += "\\n";
-        else if (c == '"' && quote)
+        } else if (c == '"' && quote) {
             out += "\\\"";
-        else
+        } else {
             out += c;
+        }
     }
     return out;
 }

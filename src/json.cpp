@@ -7,10 +7,7 @@
 #include <cmath>
 
 namespace tpkit {
-namespace {
 
-// Length of the well-formed UTF-8 sequence at s[i] (Unicode table 3-7: no overlong forms, no
-// surrogates, nothing above U+10FFFF), or 0 when it is not one.
 std::size_t utf8_sequence(std::string_view s, std::size_t i)
 {
     auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
@@ -37,8 +34,6 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i)
             return 0;
     return n;
 }
-
-} // namespace
 
 void append_json_string(std::string& out, std::string_view s)
 {

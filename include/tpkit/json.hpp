@@ -2,12 +2,17 @@
 // A small writer for one-JSON-object-per-line output (--json in every tool).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 namespace tpkit {
+
+// Length of the well-formed UTF-8 sequence at s[i] (Unicode table 3-7: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0 when it is not one.
+std::size_t utf8_sequence(std::string_view s, std::size_t i);
 
 // Appends s to out as a JSON string literal (quotes included): control characters, quotes,
 // backslashes and bytes that are not valid UTF-8 are escaped.

@@ -118,3 +118,11 @@ TEST(Exposition, MetricNames)
     EXPECT_FALSE(tpkit::valid_metric_name("a-b"));
     EXPECT_FALSE(tpkit::valid_metric_name("a:b"));
 }
+
+TEST(Exposition, LabelValuesAreValidUtf8)
+{
+    MetricFamily f{"tpkit_c", "h", "", MetricType::gauge, {}};
+    f.series.push_back({{{"comm", "caf\xc3\xa9\xff!"}}, 1.0});
+    EXPECT_EQ(tpkit::render_exposition({f}, ExpositionFormat::prometheus),
+              "# HELP tpkit_c h\n# TYPE tpkit_c gauge\ntpkit_c{comm=\"caf\xc3\xa9\xef\xbf\xbd!\"} 1\n");
+}
