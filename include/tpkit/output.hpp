@@ -50,6 +50,10 @@ public:
     // second without progress, or at once on a (further) stop signal; what is left is counted.
     void finish();
 
+    // The reader is gone before anything was written (stdout was closed): the next write ends
+    // the tool as EPIPE does.
+    void reader_gone() { reader_gone_ = true; }
+
     // Lines dropped or left unwritten so far.
     std::uint64_t lines_not_written() const { return lines_not_written_; }
 
@@ -66,9 +70,15 @@ private:
     std::string pending_;
     std::size_t written_ = 0; // bytes at the front of pending_ already written
     std::uint64_t lines_not_written_ = 0;
+    bool reader_gone_ = false;
 };
 
 // The tools' stdout.
 Output& standard_output();
+
+// Opens /dev/null on any of descriptors 0, 1 and 2 the process was started without, so that
+// no file or BPF object the tool opens takes their numbers (output would be written into it).
+// A closed stdout is a reader gone: the tool ends quietly at its first output, as with EPIPE.
+void claim_standard_fds();
 
 } // namespace tpkit
