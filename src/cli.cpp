@@ -37,6 +37,7 @@ sigset_t stop_signals()
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP); // the terminal gone: stop as asked, never die mid-detach
     return set;
 }
 

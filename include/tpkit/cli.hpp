@@ -91,11 +91,11 @@ std::string format_hms(time_t seconds);
 // Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
 void copy_comm(std::string_view comm, volatile char (&dst)[16]);
 
-// A signalfd for SIGINT and SIGTERM, which stay blocked from run_tool() on: they are taken only
-// where a tool waits, so a signal during load still ends in detach and final output.
+// A signalfd for SIGINT, SIGTERM and SIGHUP, which stay blocked from run_tool() on: they are
+// taken only where a tool waits, so a signal during load still ends in detach and final output.
 int stop_signal_fd();
 
-// SIGINT, SIGTERM and --duration: stop the tool's loop, which then prints its final output.
+// SIGINT, SIGTERM, SIGHUP and --duration: stop the tool's loop, which then prints its final output.
 class StopSignal {
 public:
     explicit StopSignal(double duration_seconds);
