@@ -8,6 +8,8 @@
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
   libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libcap-dev prometheus googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86"
+# libFuzzer and the sanitizer runtimes for clang: the fuzz targets (tests/fuzz, ctest label fuzz).
+packages="$packages libclang-rt-14-dev"
 case "${1:-}" in
   "") ;;
   --comparators) packages="$packages bpftrace libbpf-tools linux-perf" ;;

@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <system_error>
 
 namespace tpkit {
 namespace {
@@ -29,12 +31,17 @@ std::int64_t clock_ns(clockid_t clock)
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Set by reload_signal_fd(): SIGHUP then means "reload", not "stop".
+bool sighup_reloads = false;
+
 sigset_t stop_signals()
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    if (!sighup_reloads)
+        sigaddset(&set, SIGHUP); // the terminal gone: stop as asked, never die mid-detach
     return set;
 }
 
@@ -72,6 +79,7 @@ std::string format_hms(time_t seconds)
 Cli::Cli(std::string name, std::string description, std::string examples)
     : name_(std::move(name)), app_(std::move(description), name_)
 {
+    claim_standard_fds(); // before anything is opened
     app_.footer("EXAMPLES:\n" + examples);
     app_.get_formatter()->column_width(30);
 }
@@ -155,8 +163,19 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
     try {
         app_.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
-        fmt::print("{}", app_.help());
-        return Exit::ok;
+        // A stdout that cannot be written (a full disk) fails when fmt writes or when flushed.
+        std::string failed;
+        try {
+            fmt::print("{}", app_.help());
+            if (std::fflush(stdout) != 0)
+                failed = std::strerror(errno);
+        } catch (const std::system_error& e) {
+            failed = e.code().message();
+        }
+        if (failed.empty())
+            return Exit::ok;
+        fmt::print(stderr, "{}: cannot write to stdout: {}\n", name_, failed);
+        return Exit::failure;
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "{}: {} (see --help)\n", name_, e.what());
         return Exit::usage;
@@ -184,19 +203,26 @@ int run_tool(std::string_view name, const std::function<void()>& body)
     // From the start, so that a signal during load still ends in detach + final output.
     stop_signal_fd();
     Output& out = standard_output();
-    auto finish_output = [&] {
+    // The error of a stdout that cannot be written (a full disk), if that is how it ended.
+    auto finish_output = [&]() -> std::optional<Error> {
         try {
             out.finish();
         } catch (const StdoutClosed&) {
-            return;
+            return std::nullopt;
+        } catch (const Error& e) {
+            return e;
         }
         if (std::uint64_t lines = out.lines_not_written())
             fmt::print(stderr, "{}: {} lines of output not written: stdout was not being read\n",
                        name, lines);
+        return std::nullopt;
     };
     try {
         body();
-        finish_output();
+        if (auto failed = finish_output()) {
+            fmt::print(stderr, "{}: {}\n", name, failed->what());
+            return static_cast<int>(failed->code());
+        }
         return 0;
     } catch (const StdoutClosed&) {
         return 0;
@@ -234,9 +260,25 @@ int stop_signal_fd()
 
 bool stop_pending()
 {
-    sigset_t pending;
+    sigset_t pending, stops = stop_signals();
     sigpending(&pending);
-    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+        if (sigismember(&stops, sig) == 1 && sigismember(&pending, sig) == 1)
+            return true;
+    return false;
+}
+
+int reload_signal_fd()
+{
+    sighup_reloads = true;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0)
+        throw Error(Exit::failure, std::string("signalfd: ") + std::strerror(errno));
+    return fd;
 }
 
 StopSignal::StopSignal(double duration_seconds)

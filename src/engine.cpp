@@ -442,7 +442,28 @@ void detach_all(std::vector<Link>& links)
     links.clear();
 }
 
-void raise_fd_limit_for(std::size_t events, const bpf_object* obj)
+namespace {
+bool fd_limit_counted = false; // raise_fd_limit_for() ran: the tool counted for all it loads
+
+// Raises the soft limit to NEEDED; a hard limit below it: Error(failure) saying WHO needs it.
+void raise_fd_limit_to(std::size_t needed, const std::string& who)
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed)
+        throw Error(Exit::failure,
+                    fmt::format("{} about {} open files; the hard limit is {} (ulimit -Hn)", who,
+                                needed, static_cast<unsigned long long>(limit.rlim_max)));
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed)
+        return;
+    limit.rlim_cur = needed;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+        throw Error(Exit::failure, fmt::format("cannot raise the open files limit to {}: {}",
+                                               needed, std::strerror(errno)));
+}
+
+std::size_t fds_needed(std::size_t events, const bpf_object* obj)
 {
     // One loaded and attached instance holds a descriptor per map it creates and per program it
     // loads, one for its BTF, and per program a perf event and a link.
@@ -468,23 +489,23 @@ void raise_fd_limit_for(std::size_t events, const bpf_object* obj)
     for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec))
         open_now++;
     int cpus = perfbuf && !ringbuf ? libbpf_num_possible_cpus() : 0;
-    std::size_t needed = std::max<std::size_t>(open_now, 3) + 16 + std::max(cpus, 0) +
-                         events * per_instance;
+    return std::max<std::size_t>(open_now, 3) + 16 + std::max(cpus, 0) + events * per_instance;
+}
 
-    rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
-        return;
-    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed)
-        throw Error(Exit::failure,
-                    fmt::format("{} event{} about {} open files; the hard limit is {} "
-                                "(ulimit -Hn)", events, events == 1 ? " needs" : "s need", needed,
-                                static_cast<unsigned long long>(limit.rlim_max)));
-    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed)
-        return;
-    limit.rlim_cur = needed;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
-        throw Error(Exit::failure, fmt::format("cannot raise the open files limit to {}: {}",
-                                               needed, std::strerror(errno)));
+} // namespace
+
+void raise_fd_limit_for(std::size_t events, const bpf_object* obj)
+{
+    fd_limit_counted = true;
+    raise_fd_limit_to(fds_needed(events, obj),
+                      fmt::format("{} event{}", events, events == 1 ? " needs" : "s need"));
+}
+
+void raise_fd_limit_once(const bpf_object* obj, const std::string& what)
+{
+    if (!fd_limit_counted)
+        raise_fd_limit_to(fds_needed(1, obj), "the BPF programs of " + what + " need");
+    fd_limit_counted = true;
 }
 
 } // namespace tpkit

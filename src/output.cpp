@@ -39,8 +39,25 @@ Output& standard_output()
     return out;
 }
 
+void claim_standard_fds()
+{
+    for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int null = open("/dev/null", O_RDWR); // the lowest free number: fd
+        if (null >= 0 && null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+        if (fd == STDOUT_FILENO)
+            standard_output().reader_gone();
+    }
+}
+
 bool Output::write_once()
 {
+    if (reader_gone_)
+        throw StdoutClosed{};
     std::size_t size = pending_.size() - written_;
     if (!never_blocks_) {
         pollfd pfd{fd_, POLLOUT, 0};

@@ -10,7 +10,11 @@
 #include <sys/statfs.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
 
 namespace tpkit {
 std::string cgroup2_mount()
@@ -42,6 +46,38 @@ std::uint64_t cgroup_id(const std::string& path)
     }
     // On cgroup2, a directory's inode number is the cgroup's ID.
     return st.st_ino;
+}
+
+namespace {
+
+// The Tgid: line of /proc/ID/status (ID a process's or any thread's), nothing when there is no
+// such task.
+std::optional<std::uint32_t> task_tgid(std::uint32_t id)
+{
+    std::ifstream status(fmt::format("/proc/{}/status", id));
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("Tgid:", 0) == 0)
+            return static_cast<std::uint32_t>(std::strtoul(line.c_str() + 5, nullptr, 10));
+    return std::nullopt;
+}
+
+} // namespace
+
+void require_target_tasks(const CommonOptions& options)
+{
+    if (options.pid) {
+        auto tgid = task_tgid(options.pid);
+        if (!tgid)
+            throw Error(Exit::unknown_target, fmt::format("no process with PID {}", options.pid));
+        if (*tgid != options.pid)
+            throw Error(Exit::unknown_target,
+                        fmt::format("{} is a thread of process {}, not a process: -p {} for the "
+                                    "process, -t {} for the thread",
+                                    options.pid, *tgid, *tgid, options.pid));
+    }
+    if (options.tid && !task_tgid(options.tid))
+        throw Error(Exit::unknown_target, fmt::format("no thread with TID {}", options.tid));
 }
 
 } // namespace tpkit

@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <sys/signalfd.h>
 
-#include <csignal>
 #include <unistd.h>
 
 namespace {
@@ -21,19 +20,6 @@ constexpr const char* examples = R"(  tpkit-exporter --config /etc/tpkit/exporte
   tpkit-exporter --config exporter.yaml --web.listen-address :9436
   kill -HUP $(pidof tpkit-exporter)                        # reload the configuration
 )";
-
-// SIGHUP, taken from a signalfd by the main thread only (blocked before any thread starts).
-int reload_signal_fd()
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, nullptr);
-    int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (fd < 0)
-        throw tpkit::Error(tpkit::Exit::failure, std::string("signalfd: ") + std::strerror(errno));
-    return fd;
-}
 
 void drain(int fd)
 {
@@ -50,10 +36,9 @@ void check(const std::string& path)
     fmt::print("{}: {} metrics, valid on this kernel\n", path, config.metrics.size());
 }
 
-void serve(const std::string& path, const std::string& address)
+void serve(const std::string& path, const std::string& address, int hup)
 {
     using namespace tpkit::exporter;
-    const int hup = reload_signal_fd();
     Exporter exporter;
     Server server(exporter, address);
     exporter.apply(load_config(path));
@@ -100,10 +85,11 @@ int main(int argc, char** argv)
     app.add_option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
+    const int hup = tpkit::reload_signal_fd(); // before run_tool() takes the stop signals
     return tpkit::run_tool(cli.name(), [&] {
         if (check_only)
             check(config);
         else
-            serve(config, address);
+            serve(config, address, hup);
     });
 }

@@ -95,15 +95,19 @@ std::string format_hms(time_t seconds);
 // Validates --comm (the kernel keeps 15 characters) and copies it into a BPF char[16].
 void copy_comm(std::string_view comm, volatile char (&dst)[16]);
 
-// A signalfd for SIGINT and SIGTERM, which stay blocked from run_tool() on: they are taken only
-// where a tool waits, so a signal during load still ends in detach and final output.
+// A signalfd for SIGINT, SIGTERM and SIGHUP, which stay blocked from run_tool() on: they are
+// taken only where a tool waits, so a signal during load still ends in detach and final output.
 int stop_signal_fd();
 
-// Whether SIGINT or SIGTERM is pending (not taken: the loop's StopSignal takes it), for steps
+// For a service that takes SIGHUP as "reload its configuration": SIGHUP stops nothing from
+// then on, and is read from the signalfd returned. Call before run_tool().
+int reload_signal_fd();
+
+// Whether a stop signal is pending (not taken: the loop's StopSignal takes it), for steps
 // long enough to be worth cutting short, such as attaching many events.
 bool stop_pending();
 
-// SIGINT, SIGTERM and --duration: stop the tool's loop, which then prints its final output.
+// SIGINT, SIGTERM, SIGHUP and --duration: stop the tool's loop, which then prints its final output.
 class StopSignal {
 public:
     explicit StopSignal(double duration_seconds);

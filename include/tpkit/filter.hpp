@@ -22,6 +22,9 @@
 // them; some events leave them uninitialised, e.g. task_rename.newcomm), no evaluator can agree.
 //
 // Where tpkit is stricter or narrower than the kernel:
+//   - a string ends with its field: a char array (or __data_loc string) with no NUL in it is
+//     matched over its own bytes, where the kernel's glob_match() reads on past its end into the
+//     fields after it (or past the record);
 //   - `char *` fields compare as numbers (the pointer); the kernel reads the string they point to.
 //   - string constants are at most 31 bytes; at most 64 comparisons, 8 automaton-matched
 //     patterns (globs with ? [ \ or an inner *, and "*abc*") and 100 nested '(' and '!' per

@@ -55,6 +55,10 @@ public:
     // script) has all of it and EOF at once rather than after the detach, which can take long.
     void end();
 
+    // The reader is gone before anything was written (stdout was closed): the next write ends
+    // the tool as EPIPE does.
+    void reader_gone() { reader_gone_ = true; }
+
     // Lines dropped or left unwritten so far.
     std::uint64_t lines_not_written() const { return lines_not_written_; }
 
@@ -71,9 +75,15 @@ private:
     std::string pending_;
     std::size_t written_ = 0; // bytes at the front of pending_ already written
     std::uint64_t lines_not_written_ = 0;
+    bool reader_gone_ = false;
 };
 
 // The tools' stdout.
 Output& standard_output();
+
+// Opens /dev/null on any of descriptors 0, 1 and 2 the process was started without, so that
+// no file or BPF object the tool opens takes their numbers (output would be written into it).
+// A closed stdout is a reader gone: the tool ends quietly at its first output, as with EPIPE.
+void claim_standard_fds();
 
 } // namespace tpkit

@@ -18,6 +18,11 @@ namespace tpkit {
 // on reach them through our errors. Call once, before opening any skeleton.
 void set_libbpf_verbose(bool verbose);
 
+// Before the first load of a tool that did not count with raise_fd_limit_for() (engine.hpp):
+// the same for one instance of OBJ, named WHAT in the error ("the BPF programs of forksnoop need
+// about 40 open files; the hard limit is 5 (ulimit -Hn)"), instead of a load failing midway.
+void raise_fd_limit_once(const bpf_object* obj, const std::string& what);
+
 template <class Skel>
 class Skeleton {
 public:
@@ -34,6 +39,7 @@ public:
     void load()
     {
         charge_map_memory(skel_->obj, what_);
+        raise_fd_limit_once(skel_->obj, what_);
         if (int err = Skel::load(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
     }

@@ -31,11 +31,16 @@ std::string cgroup2_mount();
 // of a cgroup2 mount, else Error(usage) saying where cgroup v2 is mounted, if anywhere.
 std::uint64_t cgroup_id(const std::string& path);
 
+// -p and -t name a process and a thread that exist now, else Error(unknown_target): a filter
+// on a task already gone (or on a thread's ID given as -p) would silently show nothing.
+void require_target_tasks(const CommonOptions& options);
+
 // The common task filters (-p, -t, -u, --cgroup, --comm) into a skeleton's rodata
 // (bpf/include/tpkit/task.bpf.h), before load.
 template <class Skel>
 void apply_task_filters(Skel& skel, const CommonOptions& options)
 {
+    require_target_tasks(options);
     skel.rodata->tpkit_target_tgid = options.pid;
     skel.rodata->tpkit_target_tid = options.tid;
     skel.rodata->tpkit_target_uid = options.uid.value_or(UINT32_MAX);

@@ -425,6 +425,25 @@ bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::mil
     return true;
 }
 
+namespace {
+
+// Program ID as loaded now, with its name; nothing when no such program is loaded.
+std::optional<HeldProgram> loaded_program(std::uint32_t id)
+{
+    int fd = bpf_prog_get_fd_by_id(id);
+    if (fd < 0)
+        return std::nullopt;
+    bpf_prog_info info{};
+    std::uint32_t len = sizeof(info);
+    std::optional<HeldProgram> program;
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+        program = HeldProgram{id, info.name};
+    close(fd);
+    return program;
+}
+
+} // namespace
+
 std::vector<HeldProgram> programs_held_by(pid_t pid)
 {
     // Program and link descriptors both say "prog_id:" in fdinfo.
@@ -441,17 +460,49 @@ std::vector<HeldProgram> programs_held_by(pid_t pid)
         }
     }
     std::vector<HeldProgram> held;
-    for (std::uint32_t id : ids) {
-        int fd = bpf_prog_get_fd_by_id(id);
-        if (fd < 0)
-            continue;
-        bpf_prog_info info{};
-        std::uint32_t len = sizeof(info);
-        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-            held.push_back({id, info.name});
-        close(fd);
-    }
+    for (std::uint32_t id : ids)
+        if (auto program = loaded_program(id))
+            held.push_back(*program);
     return held;
+}
+
+std::set<std::uint32_t> loaded_program_ids()
+{
+    std::set<std::uint32_t> ids;
+    for (std::uint32_t id = 0; bpf_prog_get_next_id(id, &id) == 0;)
+        ids.insert(id);
+    return ids;
+}
+
+std::vector<HeldProgram> programs_left_behind(const std::set<std::uint32_t>& before,
+                                              std::chrono::milliseconds timeout)
+{
+    auto deadline = std::chrono::steady_clock::now() + patient(timeout);
+    std::set<std::uint32_t> added;
+    for (;;) {
+        added.clear();
+        for (std::uint32_t id : loaded_program_ids())
+            if (!before.count(id))
+                added.insert(id);
+        if (added.empty() || std::chrono::steady_clock::now() > deadline)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (added.empty())
+        return {};
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string pid = entry.path().filename().string();
+        if (pid.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        for (const HeldProgram& held : programs_held_by(std::stoi(pid)))
+            added.erase(held.id);
+    }
+    std::vector<HeldProgram> left;
+    for (std::uint32_t id : added)
+        if (auto program = loaded_program(id)) // else gone meanwhile
+            left.push_back(*program);
+    return left;
 }
 
 bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,

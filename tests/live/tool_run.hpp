@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,16 @@ std::vector<HeldProgram> programs_held_by(pid_t pid);
 // some still are after `timeout`.
 bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,
                                   std::chrono::milliseconds timeout);
+
+// The IDs of every BPF program loaded now.
+std::set<std::uint32_t> loaded_program_ids();
+
+// Programs loaded since `before` (loaded_program_ids()) that are still loaded after `timeout`
+// (the kernel frees a closed program after an RCU grace period) while no process holds them:
+// left behind by a process that is gone. Others' programs, held by their running processes,
+// are not counted, so that this can be asked on a busy machine.
+std::vector<HeldProgram> programs_left_behind(const std::set<std::uint32_t>& before,
+                                              std::chrono::milliseconds timeout);
 
 // Empty when `text` is exactly one JSON object (RFC 8259, optional surrounding whitespace,
 // valid UTF-8, no duplicate member names), else what is wrong (and where: the parser's message).
