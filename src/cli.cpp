@@ -5,6 +5,7 @@
 #include "tpkit/metrics.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/transport.hpp"
+#include "tpkit/version.hpp"
 
 #include <fmt/core.h>
 #include <poll.h>
@@ -74,6 +75,8 @@ Cli::Cli(std::string name, std::string description, std::string examples)
 {
     app_.footer("EXAMPLES:\n" + examples);
     app_.get_formatter()->column_width(30);
+    app_.set_version_flag("--version", [name = name_] { return version_text(name); },
+                          "Print the version, the git commit and libbpf's version and exit");
 }
 
 void Cli::add_common()
@@ -156,6 +159,9 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         app_.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         fmt::print("{}", app_.help());
+        return Exit::ok;
+    } catch (const CLI::CallForVersion& version) {
+        fmt::print("{}", version.what());
         return Exit::ok;
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "{}: {} (see --help)\n", name_, e.what());
