@@ -59,6 +59,11 @@ const CLI::Validator positive_integer(
     },
     "N");
 
+// Thrown by the hidden flags, like CLI11's CallForHelp: before any requirement is checked.
+struct DocsRequest {
+    enum What { man_page, completion_options } what;
+};
+
 } // namespace
 
 std::string format_hms(time_t seconds)
@@ -77,6 +82,12 @@ Cli::Cli(std::string name, std::string description, std::string examples)
     app_.get_formatter()->column_width(30);
     app_.set_version_flag("--version", [name = name_] { return version_text(name); },
                           "Print the version, the git commit and libbpf's version and exit");
+    // For the build, not in --help: the man page and the shell completions are made from these.
+    app_.add_flag_callback("--man-page", [] { throw DocsRequest{DocsRequest::man_page}; })
+        ->group("");
+    app_.add_flag_callback("--completion-options",
+                           [] { throw DocsRequest{DocsRequest::completion_options}; })
+        ->group("");
 }
 
 void Cli::add_common()
@@ -159,6 +170,10 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         app_.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         fmt::print("{}", app_.help());
+        return Exit::ok;
+    } catch (const DocsRequest& request) {
+        fmt::print("{}", request.what == DocsRequest::man_page ? man_page_generated(app_)
+                                                                : completion_options(app_));
         return Exit::ok;
     } catch (const CLI::CallForVersion& version) {
         fmt::print("{}", version.what());
