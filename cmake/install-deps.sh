@@ -7,7 +7,8 @@
 #                                         bpftrace, libbpf-tools (bcc's tools), perf
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-  libcli11-dev libfmt-dev googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86 groff-base"
+  libcli11-dev libfmt-dev googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86 groff-base
+  debootstrap lintian"
 case "${1:-}" in
   "") ;;
   --comparators) packages="$packages bpftrace libbpf-tools linux-perf" ;;
