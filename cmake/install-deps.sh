@@ -2,18 +2,24 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Installs what building, testing and benchmarking tpkit needs on Debian 12.
 # Does nothing (and needs no network) when every package is already present.
-#   cmake/install-deps.sh                 build and test
+#   cmake/install-deps.sh                 build tpkit and run its tools
+#   cmake/install-deps.sh --tests         also what the tests use: googletest, nlohmann-json,
+#                                         qemu and busybox (other kernels), groff (man pages),
+#                                         debootstrap and lintian (the .deb packages)
 #   cmake/install-deps.sh --comparators   also what the full benchmark compares with:
 #                                         bpftrace, libbpf-tools (bcc's tools), perf
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-  libcli11-dev libfmt-dev googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux busybox-static qemu-system-x86 groff-base
-  debootstrap lintian"
-case "${1:-}" in
-  "") ;;
-  --comparators) packages="$packages bpftrace libbpf-tools linux-perf" ;;
-  *) echo "install-deps: unknown argument '$1' (only --comparators)" >&2; exit 2 ;;
-esac
+  libcli11-dev libfmt-dev"
+test_packages="googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux
+  busybox-static qemu-system-x86 groff-base debootstrap lintian"
+for arg in "$@"; do
+  case "$arg" in
+    --tests) packages="$packages $test_packages" ;;
+    --comparators) packages="$packages bpftrace libbpf-tools linux-perf" ;;
+    *) echo "install-deps: unknown argument '$arg' (--tests, --comparators)" >&2; exit 2 ;;
+  esac
+done
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
