@@ -4,7 +4,7 @@
 # projects write `find_package(tpkit 0.1 REQUIRED)` (see docs/embedding.md).
 #
 # Installed layout (below the prefix):
-#   bin/                          the tools, tpgen among them
+#   bin/tpgen                     (the other tools: sbin/tpkit and links, cmake/TpkitPackage.cmake)
 #   lib/libtpkit.a
 #   include/tpkit/                public C++/C headers and the BPF helpers (*.bpf.h, tp/*.h),
 #                                 as one tree: a BPF source includes <tpkit/emit.bpf.h> and
@@ -20,37 +20,37 @@ set(TPKIT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/tpkit")
 set(TPKIT_INSTALL_VMLINUXDIR "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/vmlinux")
 set(TPKIT_INSTALL_SKELDIR "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/skel")
 
+# Everything here is the component dev, the package libtpkit-dev.
 # tpgen is exported too: embedders run it at build time to generate tracepoint contexts.
 install(TARGETS tpkit tpgen EXPORT tpkitTargets
-        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
-        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
-set(tpkit_other_tools ${TPKIT_TOOLS})
-list(REMOVE_ITEM tpkit_other_tools tpgen)
-install(TARGETS ${tpkit_other_tools} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT dev
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT dev)
 
 install(DIRECTORY include/tpkit bpf/include/tpkit DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-        FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+        COMPONENT dev FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 # The tools' own event structs (bpf/NAME.h), for embedders of their skeletons.
 file(GLOB tpkit_tool_headers CONFIGURE_DEPENDS bpf/*.h)
-install(FILES ${tpkit_tool_headers} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/tools")
-install(DIRECTORY vmlinux/ DESTINATION "${TPKIT_INSTALL_VMLINUXDIR}" FILES_MATCHING PATTERN "*.h")
+install(FILES ${tpkit_tool_headers} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/tools"
+        COMPONENT dev)
+install(DIRECTORY vmlinux/ DESTINATION "${TPKIT_INSTALL_VMLINUXDIR}" COMPONENT dev
+        FILES_MATCHING PATTERN "*.h")
 
 # Each tool's generated skeleton, as the imported target tpkit::NAME_skel: link it to
 # `#include "NAME.skel.h"` exactly as the tool does.
 foreach(tool IN LISTS TPKIT_TOOLS)
   if(TARGET ${tool}_skel)
     get_target_property(skel_dir ${tool}_skel INTERFACE_INCLUDE_DIRECTORIES)
-    install(FILES "${skel_dir}/${tool}.skel.h" DESTINATION "${TPKIT_INSTALL_SKELDIR}")
+    install(FILES "${skel_dir}/${tool}.skel.h" DESTINATION "${TPKIT_INSTALL_SKELDIR}" COMPONENT dev)
     add_library(tpkit_installed_${tool}_skel INTERFACE)
     set_target_properties(tpkit_installed_${tool}_skel PROPERTIES EXPORT_NAME ${tool}_skel)
     target_include_directories(tpkit_installed_${tool}_skel INTERFACE
       $<INSTALL_INTERFACE:${TPKIT_INSTALL_SKELDIR}>)
     target_link_libraries(tpkit_installed_${tool}_skel INTERFACE PkgConfig::TPKIT_LIBBPF)
-    install(TARGETS tpkit_installed_${tool}_skel EXPORT tpkitTargets)
+    install(TARGETS tpkit_installed_${tool}_skel EXPORT tpkitTargets COMPONENT dev)
   endif()
 endforeach()
 
-install(EXPORT tpkitTargets NAMESPACE tpkit:: DESTINATION "${TPKIT_INSTALL_CMAKEDIR}")
+install(EXPORT tpkitTargets NAMESPACE tpkit:: DESTINATION "${TPKIT_INSTALL_CMAKEDIR}" COMPONENT dev)
 configure_package_config_file(cmake/tpkitConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/tpkitConfig.cmake"
   INSTALL_DESTINATION "${TPKIT_INSTALL_CMAKEDIR}"
@@ -61,4 +61,4 @@ write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/tpkitConfigVersion
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/tpkitConfig.cmake"
               "${CMAKE_CURRENT_BINARY_DIR}/tpkitConfigVersion.cmake"
               cmake/TpkitBpf.cmake
-        DESTINATION "${TPKIT_INSTALL_CMAKEDIR}")
+        DESTINATION "${TPKIT_INSTALL_CMAKEDIR}" COMPONENT dev)

@@ -5,6 +5,7 @@
 #include "tpkit/metrics.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/transport.hpp"
+#include "tpkit/version.hpp"
 
 #include <fmt/core.h>
 #include <poll.h>
@@ -65,6 +66,11 @@ const CLI::Validator positive_integer(
     },
     "N");
 
+// Thrown by the hidden flags, like CLI11's CallForHelp: before any requirement is checked.
+struct DocsRequest {
+    enum What { man_page, completion_options } what;
+};
+
 } // namespace
 
 std::string format_hms(time_t seconds)
@@ -82,6 +88,14 @@ Cli::Cli(std::string name, std::string description, std::string examples)
     claim_standard_fds(); // before anything is opened
     app_.footer("EXAMPLES:\n" + examples);
     app_.get_formatter()->column_width(30);
+    app_.set_version_flag("--version", [name = name_] { return version_text(name); },
+                          "Print the version, the git commit and libbpf's version and exit");
+    // For the build, not in --help: the man page and the shell completions are made from these.
+    app_.add_flag_callback("--man-page", [] { throw DocsRequest{DocsRequest::man_page}; })
+        ->group("");
+    app_.add_flag_callback("--completion-options",
+                           [] { throw DocsRequest{DocsRequest::completion_options}; })
+        ->group("");
 }
 
 void Cli::add_common()
@@ -176,6 +190,13 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
             return Exit::ok;
         fmt::print(stderr, "{}: cannot write to stdout: {}\n", name_, failed);
         return Exit::failure;
+    } catch (const DocsRequest& request) {
+        fmt::print("{}", request.what == DocsRequest::man_page ? man_page_generated(app_)
+                                                                : completion_options(app_));
+        return Exit::ok;
+    } catch (const CLI::CallForVersion& version) {
+        fmt::print("{}", version.what());
+        return Exit::ok;
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "{}: {} (see --help)\n", name_, e.what());
         return Exit::usage;

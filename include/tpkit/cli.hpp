@@ -84,6 +84,12 @@ private:
     CLI::Option* duration_ = nullptr;
 };
 
+// The parts of a tool's man page that come from its command line (NAME, SYNOPSIS, OPTIONS,
+// --help's EXAMPLES) as roff; cmake/gen-man.cmake adds the hand-written parts of docs/man/.
+std::string man_page_generated(const CLI::App& app);
+// One line per option for the shell completions: its names, then " =" when it takes a value.
+std::string completion_options(const CLI::App& app);
+
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
 // exception → exit 1. Writes what is left of standard_output() at the end, says on stderr how
 // many lines could not be written, and makes a closed stdout (EPIPE) a quiet exit 0.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "exporter.hpp"
 
+#include <tpkit/version.hpp>
+
 #include <bpf/libbpf.h>
 #include <fmt/core.h>
 
@@ -84,9 +86,10 @@ std::string Exporter::scrape(ExpositionFormat format)
 
 std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
 {
-    auto build = family("tpkit_exporter_build_info", "tpkit-exporter's version and libbpf's",
+    auto build = family("tpkit_exporter_build_info", "tpkit-exporter's version, commit and libbpf",
                         MetricType::gauge);
-    build.series.push_back({{{"version", TPKIT_VERSION},
+    build.series.push_back({{{"version", std::string(version())},
+                             {"commit", std::string(git_commit())},
                              {"libbpf", fmt::format("{}.{}", libbpf_major_version(),
                                                     libbpf_minor_version())}},
                             1.0});

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+# package-test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+# Builds the .deb packages from BUILD_DIR (cpack), checks them with lintian (no error), then in a
+# fresh minimal Debian 12 root with Debian's libbpf-tools installed: installs both (no file
+# conflict), runs forksnoop -d 1 by its short name, builds examples/embed against the installed
+# libtpkit-dev, purges both and finds no file left behind.
+# Needs root, debootstrap, lintian and a Debian mirror (apt's own); exit 77 (skip) without
+# them unless TPKIT_REQUIRE_BPF=1. The bare root is cached in TPKIT_DEBIAN_ROOT_CACHE.
+set -euo pipefail
+build=$1 source_dir=$2 work=$3/work
+
+fail() { echo "package-test: $*" >&2; exit 1; }
+skip() {
+  [ "${TPKIT_REQUIRE_BPF:-}" = 1 ] && fail "TPKIT_REQUIRE_BPF=1 but $*"
+  echo "package-test: skipped: $*" >&2
+  exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot)"
+for tool in debootstrap lintian cpack dpkg-shlibdeps; do
+  command -v $tool >/dev/null || skip "needs $tool (cmake/install-deps.sh --tests)"
+done
+
+root=$work/root
+cleanup() { umount -R "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || true; }
+trap cleanup EXIT
+cleanup
+rm -rf "$work"
+mkdir -p "$work/debs"
+
+echo "package-test: cpack" >&2
+cpack --config "$build/CPackConfig.cmake" -B "$work/debs" >"$work/cpack.log" 2>&1 ||
+  { cat "$work/cpack.log" >&2; fail "cpack failed"; }
+debs=("$work"/debs/*.deb)
+[ ${#debs[@]} = 2 ] || fail "expected 2 packages, cpack made: ${debs[*]}"
+for deb in "${debs[@]}"; do
+  echo "package-test: $(basename "$deb"): $(($(stat -c %s "$deb") / 1024)) KiB," \
+       "installed $(dpkg-deb -f "$deb" Installed-Size) KiB; Depends: $(dpkg-deb -f "$deb" Depends)" >&2
+done
+echo "package-test: lintian" >&2
+lintian --fail-on error --suppress-tags-from-file /dev/null "${debs[@]}" >"$work/lintian.log" 2>&1 ||
+  { cat "$work/lintian.log" >&2; fail "lintian reports errors"; }
+sed 's/^/package-test: lintian: /' "$work/lintian.log" >&2
+
+mirror() {  # the Debian mirror apt already uses here
+  local u
+  u=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
+  [ -n "$u" ] || u=$(awk '$1=="deb" && $0 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+  echo "$u"
+}
+cache=${TPKIT_DEBIAN_ROOT_CACHE:-/var/cache/tpkit-test}
+mkdir -p "$root" "$cache"
+if [ -s "$cache/bookworm-minbase.tar" ]; then
+  tar -xf "$cache/bookworm-minbase.tar" -C "$root"
+else
+  m=$(mirror)
+  [ -n "$m" ] || skip "no Debian mirror in apt's sources"
+  echo "package-test: debootstrap of a minimal Debian 12" >&2
+  debootstrap --variant=minbase bookworm "$root" "$m" >"$work/debootstrap.log" 2>&1 ||
+    { tail -n 5 "$work/debootstrap.log" >&2; skip "debootstrap failed"; }
+  tar -cf "$cache/bookworm-minbase.tar" -C "$root" .
+fi
+rm -f "$root/etc/apt/sources.list"; rm -rf "$root/etc/apt/sources.list.d"
+cp -a /etc/apt/sources.list.d "$root/etc/apt/" 2>/dev/null || true
+[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/"
+find "$root/etc/apt/sources.list.d" -name '*.disabled*' -delete 2>/dev/null || true
+cp /etc/resolv.conf "$root/etc/" 2>/dev/null || true
+mount --bind /proc "$root/proc"; mount --bind /sys "$root/sys"; mount --rbind /dev "$root/dev"
+mkdir -p "$root/tmp/debs" "$root/tmp/embed"
+cp "${debs[@]}" "$root/tmp/debs/"
+cp -a "$source_dir/examples/embed/." "$root/tmp/embed/"
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /bin/bash -c "$1"; }
+
+# What the packages depend on, and what recommends and the example's build need, installed
+# first: the snapshot below is taken with them, so that only tpkit's own files are compared.
+deps=$(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Depends Recommends; done |
+       sed 's/^[A-Za-z-]*: //; s/([^)]*)//g; s/|[^,]*//g; s/,/ /g' | tr ' ' '\n' | grep . | sort -u | tr '\n' ' ')
+echo "package-test: apt-get install libbpf-tools g++ make $deps" >&2
+in_root "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
+         apt-get install -y -qq --no-install-recommends libbpf-tools g++ make $deps" \
+  >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "installing the dependencies failed"; }
+snapshot() {
+  in_root "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /root \
+           -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \\) -prune \
+           -o -print" | sort
+}
+snapshot >"$work/before"
+
+echo "package-test: dpkg -i $(cd "$work/debs" && echo *.deb)" >&2
+in_root "dpkg -i /tmp/debs/*.deb" >"$work/dpkg-install.log" 2>&1 ||
+  { cat "$work/dpkg-install.log" >&2; fail "dpkg -i failed (a file conflict with libbpf-tools?)"; }
+owner() { in_root "dpkg -S $1" | cut -d: -f1; }
+[ "$(owner /usr/sbin/execsnoop)" = libbpf-tools ] || fail "/usr/sbin/execsnoop is not libbpf-tools' any more"
+[ "$(owner /usr/sbin/forksnoop)" = tpkit ] || fail "/usr/sbin/forksnoop is not tpkit's"
+in_root "/usr/libexec/tpkit/execsnoop --version" | grep -q '^execsnoop (tpkit) ' ||
+  fail "/usr/libexec/tpkit/execsnoop is not tpkit's execsnoop"
+in_root "tpkit execsnoop --version" | grep -q '^execsnoop (tpkit) ' || fail "'tpkit execsnoop' does not run it"
+
+echo "package-test: forksnoop -d 1" >&2
+in_root "(sleep 0.5; for i in 1 2 3; do /bin/true; done) & forksnoop -d 1; wait" >"$work/forksnoop.out" 2>"$work/forksnoop.err" ||
+  { cat "$work/forksnoop.err" >&2; fail "forksnoop -d 1 failed"; }
+head -n1 "$work/forksnoop.out" | grep -q PCOMM || { cat "$work/forksnoop.out" >&2; fail "forksnoop printed no header"; }
+forks=$(grep -c ' process$' "$work/forksnoop.out" || true)
+[ "$forks" -ge 3 ] || { cat "$work/forksnoop.out" >&2; fail "forksnoop saw $forks forks, expected at least 3"; }
+echo "package-test: forksnoop saw $forks forks" >&2
+
+echo "package-test: examples/embed against the installed libtpkit-dev" >&2
+in_root "cmake -S /tmp/embed -B /tmp/embed-build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/embed-build -j2" \
+  >"$work/embed.log" 2>&1 || { tail -n 30 "$work/embed.log" >&2; fail "building examples/embed failed"; }
+[ -x "$root/tmp/embed-build/forkwatch" ] && [ -x "$root/tmp/embed-build/switchhist" ] ||
+  fail "examples/embed built no forkwatch and switchhist"
+
+echo "package-test: dpkg --purge tpkit libtpkit-dev" >&2
+in_root "dpkg --purge tpkit libtpkit-dev" >"$work/dpkg-purge.log" 2>&1 ||
+  { cat "$work/dpkg-purge.log" >&2; fail "dpkg --purge failed"; }
+snapshot >"$work/after"
+if ! diff "$work/before" "$work/after" >"$work/left-behind"; then
+  cat "$work/left-behind" >&2
+  fail "purging the packages left files behind (or removed others')"
+fi
+echo "package-test: installed, ran, built against, purged: nothing left behind"
