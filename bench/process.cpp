@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <poll.h>
 #include <sys/mman.h>
@@ -304,6 +305,22 @@ std::string find_program(std::string_view name)
         at = end + 1;
     }
     return {};
+}
+
+std::optional<Usage> usage_of(pid_t pid)
+{
+    const std::string proc = fmt::format("/proc/{}", pid);
+    std::ifstream status(proc + "/status");
+    std::optional<Usage> usage;
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmRSS:", 0) == 0)
+            usage = Usage{std::strtod(line.c_str() + 6, nullptr) / 1024, 0}; // kB
+    if (!usage)
+        return std::nullopt;
+    std::error_code ec;
+    for (fs::directory_iterator it(proc + "/fd", ec), end; !ec && it != end; it.increment(ec))
+        usage->fds++;
+    return usage;
 }
 
 } // namespace tpbench

@@ -113,6 +113,13 @@ private:
     int fd_;
 };
 
+// What a running process holds now: resident memory (VmRSS) and open descriptors.
+struct Usage {
+    double rss_mib = 0;
+    std::size_t fds = 0;
+};
+std::optional<Usage> usage_of(pid_t pid); // nothing when it is gone
+
 // "/usr/sbin/runqlat" for "runqlat" when it is on PATH or in /usr/sbin, /sbin; empty when not.
 std::string find_program(std::string_view name);
 

@@ -66,6 +66,12 @@ struct Config {
     std::vector<std::uint64_t> rates{12'500, 25'000, 50'000, 100'000, 200'000, 400'000, 800'000,
                                      1'600'000};
     double rate_seconds = 1;
+    // --soak: each streamer under a steady storm for this long, its RSS and descriptors at the
+    // start and at the end, its counts exact.
+    bool soak = false;
+    double soak_seconds = 600;
+    std::uint64_t soak_read_rate = 20'000;
+    std::uint64_t soak_fork_rate = 1'000;
     std::vector<std::string> only; // parts to run; empty: all
     bool runs(std::string_view part) const
     {
@@ -74,7 +80,8 @@ struct Config {
 };
 
 // How a contender tells what it delivered and lost.
-enum class Counting { none, tpkit_json, floor_json, bpftrace_json, perf_stat };
+// hist_json: tpkit histograms (--json), every bucket's count delivered, nothing lost.
+enum class Counting { none, tpkit_json, floor_json, bpftrace_json, perf_stat, hist_json };
 
 struct Contender {
     std::string id;
@@ -96,6 +103,9 @@ struct Run {
     std::uint64_t ops = 0;
     std::optional<std::uint64_t> delivered, lost;
     std::optional<tpbench::BpfRunStats::Sample> bpf;
+    // The tool's resident memory and open descriptors once attached and once the workload is
+    // done (before the stop signal).
+    std::optional<tpbench::Usage> usage_start, usage_end;
     bool exact() const { return delivered && lost && *delivered + *lost == ops; }
 };
 
@@ -171,6 +181,13 @@ void count_events(const Contender& c, const MemFile& out, const MemFile& err, Ru
                 lost += number_after(line, "\"events\":").value_or(0);
         });
         break;
+    case Counting::hist_json: // {"buckets":[{"low":…,"high":…,"count":N},…],…}
+        out.for_each_line([&](std::string_view line) {
+            for (std::size_t at = line.find("\"count\":"); at != std::string_view::npos;
+                 at = line.find("\"count\":", at + 1))
+                delivered += number_after(line.substr(at), "\"count\":").value_or(0);
+        });
+        break;
     case Counting::perf_stat: // -x, : "COUNT,,EVENT,..."
         err.for_each_line([&](std::string_view line) {
             if (line.find(",,") != std::string_view::npos && !line.empty() &&
@@ -228,6 +245,8 @@ Run run_once(const Config& cfg, const Contender& c, const std::string& workload,
             return run;
         }
     }
+    if (tool)
+        run.usage_start = tpbench::usage_of(tool->pid());
     std::optional<tpbench::BpfRunStats> stats;
     tpbench::BpfRunStats::Sample before;
     if (with_stats && !attached.prog_ids.empty()) {
@@ -256,6 +275,7 @@ Run run_once(const Config& cfg, const Contender& c, const std::string& workload,
             run.elapsed_s = static_cast<double>(*ns) / 1e9;
     });
     if (tool) {
+        run.usage_end = tpbench::usage_of(tool->pid());
         tool->signal(SIGINT);
         if (stalled_pipe >= 0)
             tool_out.append_until_eof(stalled_pipe); // the reader catches up only now
@@ -741,6 +761,32 @@ std::string now_utc()
     return text;
 }
 
+class JsonArray {
+public:
+    void push(const std::string& json) { items_ += (items_.empty() ? "" : ",") + json; }
+    std::string str() const { return "[" + items_ + "]"; }
+
+private:
+    std::string items_;
+};
+
+std::string run_json(const Run& run, double added)
+{
+    tpkit::JsonObject js;
+    js.add("ok", run.ok).add("ops", run.ops).add_raw("ns_per_op", json_num(run.ns_per_op))
+        .add_raw("added_ns", json_num(added));
+    if (run.delivered)
+        js.add("delivered", *run.delivered).add("lost", *run.lost).add("exact", run.exact());
+    if (run.bpf)
+        js.add("bpf_run_time_ns", run.bpf->run_time_ns).add("bpf_run_cnt", run.bpf->run_cnt);
+    for (const auto& [key, usage] : {std::pair{"start", run.usage_start}, {"end", run.usage_end}})
+        if (usage)
+            js.add(fmt::format("rss_mib_{}", key), usage->rss_mib).add(fmt::format("fds_{}", key), usage->fds);
+    if (!run.error.empty())
+        js.add("error", run.error);
+    return js.str();
+}
+
 class Report {
 public:
     explicit Report(const Config& cfg) : cfg_(cfg) {}
@@ -1065,29 +1111,6 @@ public:
     }
 
 private:
-    class JsonArray {
-    public:
-        void push(const std::string& json) { items_ += (items_.empty() ? "" : ",") + json; }
-        std::string str() const { return "[" + items_ + "]"; }
-
-    private:
-        std::string items_;
-    };
-
-    static std::string run_json(const Run& run, double added)
-    {
-        tpkit::JsonObject js;
-        js.add("ok", run.ok).add("ops", run.ops).add_raw("ns_per_op", json_num(run.ns_per_op))
-            .add_raw("added_ns", json_num(added));
-        if (run.delivered)
-            js.add("delivered", *run.delivered).add("lost", *run.lost).add("exact", run.exact());
-        if (run.bpf)
-            js.add("bpf_run_time_ns", run.bpf->run_time_ns).add("bpf_run_cnt", run.bpf->run_cnt);
-        if (!run.error.empty())
-            js.add("error", run.error);
-        return js.str();
-    }
-
     const Config& cfg_;
     std::map<std::string, std::map<std::string, Summary>> summaries_;
     std::map<std::string, double> fixed_ms_, rss_mib_, sweep_best_;
@@ -1122,6 +1145,61 @@ public:
 private:
     tpbench::Clock::time_point start_ = tpbench::Clock::now();
 };
+
+// Soak: tpsnoop, tphist and forksnoop each under a steady storm of their workload's events for
+// --soak-seconds: memory and descriptors must stay flat, and every event made be delivered or
+// counted as lost.
+int run_soak(const Config& cfg)
+{
+    tpkit::tracefs_root();
+    auto tool = [&](const char* name) { return (cfg.bin_dir / name).string(); };
+    struct Soak {
+        Contender contender;
+        std::string workload;
+        std::uint64_t rate;
+    };
+    const std::vector<Soak> soaks{
+        {external("tpsnoop", "tpsnoop syscalls:sys_enter_read -p PID --json", "tpkit", "tracepoint",
+                  tool("tpsnoop"), {"syscalls:sys_enter_read", "-p", "{pid}", "--json"}, 1,
+                  Counting::tpkit_json),
+         "read", cfg.soak_read_rate},
+        {external("tphist", "tphist syscalls:sys_enter_read count -p PID --json", "tpkit",
+                  "tracepoint", tool("tphist"),
+                  {"syscalls:sys_enter_read", "count", "-p", "{pid}", "--json"}, 1,
+                  Counting::hist_json),
+         "read", cfg.soak_read_rate},
+        {external("forksnoop", "forksnoop -p PID --json", "tpkit", "tracepoint ×2",
+                  tool("forksnoop"), {"-p", "{pid}", "--json"}, 2, Counting::tpkit_json),
+         "fork", cfg.soak_fork_rate},
+    };
+    fmt::print("## tpbench soak — {}\n\n{}\n\n", now_utc(), machine_description());
+    fmt::print("Each tool {} s under a steady storm (read() or fork() of one process at the rate "
+               "shown); RSS and open descriptors once attached and at the end.\n\n",
+               cfg.soak_seconds);
+    fmt::print("| tool | events/s | made | delivered | lost | exact | RSS MiB start → end | "
+               "fds start → end |\n|---|--:|--:|--:|--:|:-:|--:|--:|\n");
+    int failed = 0;
+    JsonArray rows;
+    for (const Soak& soak : soaks) {
+        auto ops = static_cast<std::uint64_t>(std::llround(static_cast<double>(soak.rate) * cfg.soak_seconds));
+        Run run = run_once(cfg, soak.contender, soak.workload, ops, soak.rate, false);
+        tpkit::JsonObject row;
+        row.add("id", soak.contender.id).add("rate", soak.rate).add_raw("run", run_json(run, nan_value));
+        rows.push(row.str());
+        if (!run.ok || !run.usage_start || !run.usage_end) {
+            fmt::print("| {} | {} | failed: {} |\n", soak.contender.label, soak.rate, run.error);
+            failed++;
+            continue;
+        }
+        const auto &a = *run.usage_start, &b = *run.usage_end;
+        fmt::print("| {} | {} | {} | {} | {} | {} | {:.1f} → {:.1f} | {} → {} |\n",
+                   soak.contender.label, soak.rate, run.ops, *run.delivered, *run.lost,
+                   run.exact() ? "yes" : "NO", a.rss_mib, b.rss_mib, a.fds, b.fds);
+        failed += !run.exact() || b.fds != a.fds;
+    }
+    std::ofstream(cfg.bench_dir / "soak.json") << rows.str() << "\n";
+    return failed ? 1 : 0;
+}
 
 int run_all(const Config& cfg)
 {
@@ -1243,6 +1321,10 @@ int main(int argc, char** argv)
     CLI::App app("tpkit side by side with hand-written floors, bpftrace, libbpf-tools and perf.",
                  "tpbench");
     app.add_flag("--smoke", cfg.smoke, "tiny sizes, one round: checks that everything runs");
+    app.add_flag("--soak", cfg.soak,
+                 "only the soak: tpsnoop, tphist and forksnoop under a storm, memory, descriptors "
+                 "and counts at the start and the end");
+    app.add_option("--soak-seconds", cfg.soak_seconds, "how long each tool soaks (default 600)");
     app.add_option("--rounds", cfg.rounds, "rounds of each comparison (default 5)");
     app.add_option("--bin-dir", cfg.bin_dir, "where tpkit's tools are");
     app.add_option("-o,--out", cfg.out, "the JSON results file");
@@ -1283,6 +1365,8 @@ int main(int argc, char** argv)
         return 77;
     }
     try {
+        if (cfg.soak)
+            return run_soak(cfg);
         return run_all(cfg);
     } catch (const std::exception& e) {
         fmt::print(stderr, "tpbench: {}\n", e.what());
