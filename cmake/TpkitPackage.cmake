@@ -45,6 +45,8 @@ install(FILES "${TPKIT_COMPLETION_DIR}/_tpkit"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions" COMPONENT tools)
 if(TARGET tpkit-exporter)
   install(TARGETS tpkit-exporter DESTINATION "${CMAKE_INSTALL_SBINDIR}" COMPONENT tools)
+  install(FILES "${TPKIT_MAN_DIR}/tpkit-exporter.8.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man8"
+          COMPONENT tools)
   install(FILES packaging/tpkit-exporter.service DESTINATION lib/systemd/system COMPONENT tools)
 endif()
 install(FILES "${TPKIT_MAN_DIR}/tpgen.1.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
