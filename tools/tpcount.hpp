@@ -105,7 +105,7 @@ private:
     SwappedMap by_key_;
     std::vector<std::uint64_t> previous_;
     MissedWatch missed_{"tpcount", skel_.maps.tpkit_missed,
-                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
+                        fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
 };
 
 // Plans the events (globs, --filter, --by), then loads and attaches one engine instance per

@@ -139,7 +139,7 @@ private:
     std::vector<std::uint64_t> previous_;
     CounterWatch negatives_{skel_.maps.negatives};
     MissedWatch missed_{"tphist", skel_.maps.tpkit_missed,
-                               fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
+                        fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
 };
 
 // Plans the event (its field, --by, --filter, the buckets), then loads and attaches.
