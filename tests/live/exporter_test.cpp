@@ -218,7 +218,8 @@ bool prometheus_installed()
 
 } // namespace
 
-TEST(ExporterExact, PrometheusStoresTheEventsMade)
+// Host only (not an *Exact suite the 6.1 VM runs): the VM has no Prometheus.
+TEST(ExporterLive, PrometheusStoresTheEventsMade)
 {
     TPKIT_REQUIRE_LIVE();
     ASSERT_TRUE(prometheus_installed()) << "Debian's prometheus package is needed";
