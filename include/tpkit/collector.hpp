@@ -40,18 +40,12 @@ public:
           uncounted_(std::move(uncounted))
     {
     }
-    ~CollectorOf() override
-    {
-        // The readers first: they refer to the state.
-        collect_ = nullptr;
-        uncounted_ = nullptr;
-    }
-
     Reading collect() override { return collect_(); }
     std::uint64_t uncounted() const override { return uncounted_(); }
     std::vector<bpf_object*> objects() const override { return objects_; }
 
 private:
+    // Declared first, so destroyed last: the readers below refer to it.
     std::shared_ptr<void> state_;
     std::vector<bpf_object*> objects_;
     std::function<Reading()> collect_;
