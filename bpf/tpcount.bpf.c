@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tpcount's engine: counts the events of one tracepoint chosen at run time, in total or by a
-// --by key. One instance per event; the instances share their maps.
+// tpcount's engine: counts the events of tracepoints chosen at run time, in total or by a --by
+// key. One instance per classic event, or per group of syscall events on raw_syscalls; the
+// instances share their maps.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>
@@ -20,26 +21,41 @@ struct {
 /* With --by: one counter per key, drained at every interval. */
 TPKIT_SWAPPED_MAP(by_key, BPF_MAP_TYPE_PERCPU_HASH, struct tpkit_engine_key, __u64);
 
-SEC("tracepoint")
-int count_event(void *ctx)
+static __always_inline void count(void *record, __u32 event)
 {
 	struct tpkit_engine_key key = {};
-	__u32 event = tpkit_config.event;
 	__u64 zero = 0, *count = 0;
 	void *keyed;
 
-	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
-		return 0;
+	if (!tpkit_current_selected() || !tpkit_engine_filter(record))
+		return;
 	if (tpkit_config.key_source == TPKIT_KEY_NONE) {
 		count = bpf_map_lookup_elem(&totals, &event);
 	} else {
 		keyed = tpkit_active_map(&by_key);
 		if (!keyed)
-			return 0;
-		tpkit_engine_key(ctx, &key);
+			return;
+		tpkit_engine_key(record, event, &key);
 		count = tpkit_lookup_or_init(keyed, &key, &zero);
 	}
 	if (count)
 		*count += 1;
+}
+
+SEC("tracepoint")
+int count_event(void *ctx)
+{
+	count(ctx, tpkit_config.event);
+	return 0;
+}
+
+SEC("raw_tracepoint")
+int count_syscall(__u64 *ctx)
+{
+	struct tpkit_syscall_record rec = {};
+	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
+
+	if (event)
+		count(&rec, event->event);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tphist's engine: a histogram of one integer field of a tracepoint chosen at run time, log2,
-// log-linear or linear, in total or by a --by key.
+// tphist's engine: a histogram of one integer field of tracepoints chosen at run time, log2,
+// log-linear or linear, in total or by a --by key. One instance per classic event, or per group
+// of syscall events on raw_syscalls.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>
@@ -37,7 +38,7 @@ TPKIT_ZERO_VALUE(empty_hist, struct tpkit_linear_hist);
 TPKIT_COUNTER(negatives);
 
 /* The histogram this event adds to: a value of a per-CPU map, so the adds are plain. */
-static __always_inline void *histogram(void *ctx, void *total_map, void *keyed_map)
+static __always_inline void *histogram(void *record, __u32 event, void *total_map, void *keyed_map)
 {
 	struct tpkit_engine_key key = {};
 	__u32 zero = 0;
@@ -48,40 +49,56 @@ static __always_inline void *histogram(void *ctx, void *total_map, void *keyed_m
 	keyed = tpkit_active_map(keyed_map);
 	if (!keyed)
 		return 0;
-	tpkit_engine_key(ctx, &key);
+	tpkit_engine_key(record, event, &key);
 	return tpkit_lookup_or_zero(keyed, &key, &empty_hist);
 }
 
-SEC("tracepoint")
-int hist_event(void *ctx)
+static __always_inline void add(void *record, __u32 event)
 {
 	__u64 value;
 	void *hist;
 
-	if (!tpkit_current_selected() || !tpkit_engine_filter(ctx))
-		return 0;
-	value = tpkit_field_number(ctx, &tpkit_config.value);
+	if (!tpkit_current_selected() || !tpkit_engine_filter(record))
+		return;
+	value = tpkit_field_number(record, &tpkit_config.value);
 	if (tpkit_config.value.is_signed && (__s64)value < 0) {
 		tpkit_count(&negatives);
-		return 0;
+		return;
 	}
 	switch (tpkit_config.hist_layout) {
 	case TPKIT_HIST_LOG2:
-		hist = histogram(ctx, &log2_total, &log2_by_key);
+		hist = histogram(record, event, &log2_total, &log2_by_key);
 		if (hist)
 			tpkit_log2_hist_add(hist, value);
 		break;
 	case TPKIT_HIST_LOGLINEAR:
-		hist = histogram(ctx, &loglinear_total, &loglinear_by_key);
+		hist = histogram(record, event, &loglinear_total, &loglinear_by_key);
 		if (hist)
 			tpkit_loglinear_hist_add(hist, value, tpkit_config.sub_bits);
 		break;
 	case TPKIT_HIST_LINEAR:
-		hist = histogram(ctx, &linear_total, &linear_by_key);
+		hist = histogram(record, event, &linear_total, &linear_by_key);
 		if (hist)
 			tpkit_linear_hist_add(hist, value, tpkit_config.linear_min,
 					      tpkit_config.linear_max, tpkit_config.linear_step);
 		break;
 	}
+}
+
+SEC("tracepoint")
+int hist_event(void *ctx)
+{
+	add(ctx, tpkit_config.event);
+	return 0;
+}
+
+SEC("raw_tracepoint")
+int hist_syscall(__u64 *ctx)
+{
+	struct tpkit_syscall_record rec = {};
+	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
+
+	if (event)
+		add(&rec, event->event);
 	return 0;
 }

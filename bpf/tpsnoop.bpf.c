@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tpsnoop's engine: sends each event of one tracepoint chosen at run time, raw, with who and
-// when; user space decodes it from the format. One instance per event; they share the transport.
+// tpsnoop's engine: sends each event of tracepoints chosen at run time, raw, with who and when;
+// user space decodes it from the format. One instance per classic event, or per group of
+// syscall events on raw_syscalls; they share the transport.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
@@ -14,12 +15,24 @@ const volatile struct tpkit_filter_prog tpkit_filter = {};
 const volatile struct tpkit_engine_config tpkit_config = {};
 
 #include <tpkit/record.bpf.h>
+#include <tpkit/syscall.bpf.h>
+
+static __always_inline void fill_header(struct tpsnoop_header *h)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	h->timestamp_ns = bpf_ktime_get_ns();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
 
 SEC("tracepoint")
 int snoop_event(void *ctx)
 {
 	struct tpkit_record_copy *r;
-	__u64 id, size;
+	__u64 size;
 
 	if (!tpkit_current_selected())
 		return 0;
@@ -28,16 +41,36 @@ int snoop_event(void *ctx)
 	r = tpkit_copy_record(ctx);
 	if (!r)
 		return 0;
-	id = bpf_get_current_pid_tgid();
-	r->header.timestamp_ns = bpf_ktime_get_ns();
-	r->header.pid = id >> 32;
-	r->header.tid = (__u32)id;
-	r->header.cpu = bpf_get_smp_processor_id();
-	bpf_get_current_comm(r->header.comm, sizeof(r->header.comm));
+	fill_header(&r->header);
 	size = r->header.record_size;
 	asm volatile("" : "+r"(size)); /* bound this very register for the verifier */
 	if (size > TPKIT_SNOOP_RECORD_MAX)
 		size = TPKIT_SNOOP_RECORD_MAX;
 	tpkit_emit(ctx, r, sizeof(r->header) + size);
+	return 0;
+}
+
+/* A syscall event's record is small and fixed: built on the stack, header and all. */
+struct syscall_copy {
+	struct tpsnoop_header header;
+	struct tpkit_syscall_record record;
+};
+
+SEC("raw_tracepoint")
+int snoop_syscall(__u64 *ctx)
+{
+	struct syscall_copy c = {};
+	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &c.record);
+	struct tpkit_common_header *common = (struct tpkit_common_header *)&c.record.common;
+
+	if (!event || !tpkit_current_selected())
+		return 0;
+	if (tpkit_filter.len && !tpkit_filter_match(&c.record, &tpkit_filter))
+		return 0;
+	fill_header(&c.header);
+	common->type = event->event_id;
+	common->pid = c.header.tid;
+	c.header.record_size = tpkit_bound(event->record_size, sizeof(c.record));
+	tpkit_emit(ctx, &c, sizeof(c.header) + c.header.record_size);
 	return 0;
 }

@@ -12,9 +12,11 @@ endif()
 set(tpkit_syscall_table "${CMAKE_CURRENT_BINARY_DIR}/generated/syscall_table.cpp")
 add_custom_command(
   OUTPUT "${tpkit_syscall_table}"
-  COMMAND "${CMAKE_COMMAND}" -DHEADER=${TPKIT_SYSCALL_HEADER} -DOUTPUT=${tpkit_syscall_table}
-          -P "${CMAKE_CURRENT_LIST_DIR}/gen-syscall-table.cmake"
+  COMMAND "${CMAKE_COMMAND}" -DHEADER=${TPKIT_SYSCALL_HEADER}
+          -DNEWER=${CMAKE_CURRENT_LIST_DIR}/syscalls-x86_64-newer.txt
+          -DOUTPUT=${tpkit_syscall_table} -P "${CMAKE_CURRENT_LIST_DIR}/gen-syscall-table.cmake"
   DEPENDS "${TPKIT_SYSCALL_HEADER}" "${CMAKE_CURRENT_LIST_DIR}/gen-syscall-table.cmake"
+          "${CMAKE_CURRENT_LIST_DIR}/syscalls-x86_64-newer.txt"
   COMMENT "Syscall table from ${TPKIT_SYSCALL_HEADER}"
   VERBATIM)
 target_sources(tpkit PRIVATE "${tpkit_syscall_table}")

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # Writes the C++ table of the kernel's system calls from the build's <asm/unistd_64.h> (one
-# `#define __NR_<name> <number>` per syscall), so that no name is ever typed by hand. Run by
-# cmake/TpkitSyscalls.cmake at build time:
+# `#define __NR_<name> <number>` per syscall), so that no name is ever typed by hand, plus the
+# syscalls of later kernels that the header lacks (NEWER: "<number> <name>" lines, # comments).
+# Run by cmake/TpkitSyscalls.cmake at build time:
 #
-#   cmake -DHEADER=.../asm/unistd_64.h -DOUTPUT=syscall_table.cpp -P gen-syscall-table.cmake
+#   cmake -DHEADER=.../asm/unistd_64.h [-DNEWER=syscalls-x86_64-newer.txt]
+#         -DOUTPUT=syscall_table.cpp -P gen-syscall-table.cmake
 if(NOT HEADER OR NOT OUTPUT)
   message(FATAL_ERROR "gen-syscall-table.cmake: pass -DHEADER=<asm/unistd_64.h> -DOUTPUT=<file.cpp>")
 endif()
@@ -16,6 +18,18 @@ endforeach()
 list(LENGTH entries count)
 if(count LESS 100)
   message(FATAL_ERROR "gen-syscall-table.cmake: ${HEADER} names only ${count} syscalls")
+endif()
+if(NEWER)
+  file(STRINGS "${NEWER}" newer REGEX "^[0-9]+ [a-z0-9_]+$")
+  foreach(line IN LISTS newer)
+    string(REGEX REPLACE "^([0-9]+) (.*)$" "\\1:\\2" entry "${line}")
+    string(REGEX REPLACE "^([0-9]+):.*$" "\\1" number "${entry}")
+    set(known "${entries}")
+    list(FILTER known INCLUDE REGEX "^${number}:")
+    if(NOT known) # the header knows better
+      list(APPEND entries "${entry}")
+    endif()
+  endforeach()
 endif()
 list(SORT entries COMPARE NATURAL) # by number
 

@@ -3,16 +3,19 @@
 
 #include "tpkit/error.hpp"
 #include "tpkit/json.hpp"
+#include "tpkit/syscalls.hpp"
 
 #include <bpf/bpf.h>
 #include <fmt/core.h>
 #include <fnmatch.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <atomic>
 #include <thread>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace fs = std::filesystem;
@@ -415,6 +418,154 @@ std::string describe_event_json(const EventFormat& format, bool with_fields)
                       .str();
     }
     return obj.add_raw("fields", fields + "]").str();
+}
+
+namespace {
+
+// x86-64 registers and thread_info as bpf/include/tpkit/syscall.bpf.h reads them: 5.11 put
+// syscall_work before status.
+bool raw_syscalls_usable()
+{
+#if defined(__x86_64__)
+    utsname u{};
+    unsigned major = 0, minor = 0;
+    if (uname(&u) != 0 || std::sscanf(u.release, "%u.%u", &major, &minor) != 2)
+        return false;
+    return major > 5 || (major == 5 && minor >= 11);
+#else
+    return false;
+#endif
+}
+
+tpkit_syscall_tracepoint syscall_side(const TracepointName& name)
+{
+    if (name.system != "syscalls" || !syscall_event_number(name.event))
+        return TPKIT_SYSCALL_NONE;
+    if (name.event.starts_with("sys_enter_"))
+        return TPKIT_SYSCALL_ENTER;
+    return name.event.starts_with("sys_exit_") ? TPKIT_SYSCALL_EXIT : TPKIT_SYSCALL_NONE;
+}
+
+bool filter_reads(const FilterProgram& filter, tpkit_filter_source source)
+{
+    return std::any_of(filter.insns, filter.insns + filter.len,
+                       [&](const tpkit_filter_insn& i) { return i.source == source; });
+}
+
+bool filter_reads_record(const FilterProgram& filter)
+{
+    for (auto source : {TPKIT_FILTER_SRC_UNSIGNED, TPKIT_FILTER_SRC_SIGNED,
+                        TPKIT_FILTER_SRC_STR_FIXED, TPKIT_FILTER_SRC_STR_DATA_LOC,
+                        TPKIT_FILTER_SRC_STR_REL_LOC})
+        if (filter_reads(filter, source))
+            return true;
+    return false;
+}
+
+// The rodata of a raw instance serving PLAN: what tells events apart (index, ID, record size)
+// moves to the syscall map, so that events differing in nothing else compare equal.
+InstancePlan raw_instance(const EventPlan& plan, tpkit_syscall_tracepoint side)
+{
+    InstancePlan instance;
+    instance.config = plan.config;
+    instance.config.event = 0;
+    instance.config.event_id = 0;
+    instance.config.fixed_size = 0;
+    instance.config.syscall_tracepoint = static_cast<std::uint8_t>(side);
+    instance.filter = plan.filter;
+    if (!filter_reads(plan.filter, TPKIT_FILTER_SRC_EVENT_ID))
+        instance.filter.event_id = 0;
+    bool copies_record = plan.config.event_id != 0; // tpsnoop
+    instance.config.syscall_args = copies_record || filter_reads_record(plan.filter) ||
+                                   plan.config.key_source == TPKIT_KEY_FIELD ||
+                                   plan.config.value.access != TPKIT_FIELD_NONE;
+    return instance;
+}
+
+bool same_rodata(const InstancePlan& a, const InstancePlan& b)
+{
+    return std::memcmp(&a.config, &b.config, sizeof(a.config)) == 0 &&
+           std::memcmp(&a.filter, &b.filter, sizeof(a.filter)) == 0;
+}
+
+void fill_syscall_events(bpf_map* map, const InstancePlan& instance,
+                         const std::vector<EventPlan>& plans)
+{
+    for (std::uint32_t index : instance.events) {
+        const EventPlan& plan = plans[index];
+        std::uint32_t nr = *syscall_event_number(plan.name.event);
+        tpkit_syscall_event value{1, index, plan.format.id, plan.config.fixed_size};
+        check_libbpf(bpf_map__update_elem(map, &nr, sizeof(nr), &value, sizeof(value), BPF_ANY),
+                     ("cannot fill the syscall map of " + plan.name.str()).c_str());
+    }
+}
+
+} // namespace
+
+std::vector<InstancePlan> plan_instances(const std::vector<EventPlan>& plans, bool classic)
+{
+    return plan_instances(plans, classic, raw_syscalls_usable());
+}
+
+std::vector<InstancePlan> plan_instances(const std::vector<EventPlan>& plans, bool classic,
+                                         bool raw_syscalls_usable)
+{
+    std::vector<InstancePlan> instances;
+    std::vector<std::size_t> raw; // instances on raw_syscalls, to group into
+    for (std::uint32_t i = 0; i < plans.size(); i++) {
+        auto side = classic || !raw_syscalls_usable ? TPKIT_SYSCALL_NONE : syscall_side(plans[i].name);
+        if (side == TPKIT_SYSCALL_NONE) {
+            instances.push_back({{i}, plans[i].config, plans[i].filter});
+            continue;
+        }
+        InstancePlan instance = raw_instance(plans[i], side);
+        auto same = std::find_if(raw.begin(), raw.end(), [&](std::size_t r) {
+            return same_rodata(instances[r], instance);
+        });
+        if (same != raw.end()) {
+            instances[*same].events.push_back(i);
+            continue;
+        }
+        instance.events.push_back(i);
+        raw.push_back(instances.size());
+        instances.push_back(std::move(instance));
+    }
+    return instances;
+}
+
+void prepare_instance(const EnginePrograms& programs, const InstancePlan& instance)
+{
+    bool raw = instance.raw_syscalls();
+    check_libbpf(bpf_program__set_autoload(programs.tracepoint, !raw),
+                 "cannot choose the engine's program");
+    check_libbpf(bpf_program__set_autoload(programs.syscall, raw),
+                 "cannot choose the engine's program");
+    if (raw)
+        check_libbpf(bpf_map__set_max_entries(programs.syscall_events, TPKIT_SYSCALL_NR_MAX),
+                     "cannot size the engine's syscall map");
+}
+
+Link attach_instance(const EnginePrograms& programs, const InstancePlan& instance,
+                     const std::vector<EventPlan>& plans)
+{
+    if (!instance.raw_syscalls()) {
+        const TracepointName& name = plans[instance.events.front()].name;
+        return attach_tracepoint(programs.tracepoint, name.system, name.event);
+    }
+    fill_syscall_events(programs.syscall_events, instance, plans);
+    const char* tracepoint =
+        instance.config.syscall_tracepoint == TPKIT_SYSCALL_ENTER ? "sys_enter" : "sys_exit";
+    bpf_link* link = bpf_program__attach_raw_tracepoint(programs.syscall, tracepoint);
+    if (!link)
+        throw_libbpf_error(Exit::kernel_refused,
+                           fmt::format("cannot attach to raw tracepoint {}", tracepoint), errno);
+    return Link(link, &bpf_link__destroy);
+}
+
+void add_classic_option(CLI::App& app, bool& classic)
+{
+    app.add_flag("--classic", classic,
+                 "attach syscalls:* events to their own tracepoints, not through raw_syscalls");
 }
 
 void share_map(bpf_map* from, bpf_map* into)

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <utility>
 
 namespace tpkit {
 namespace {
@@ -51,6 +52,27 @@ std::optional<std::uint32_t> syscall_number(std::string_view name)
         if (s.name == name)
             return s.number;
     return std::nullopt;
+}
+
+std::optional<std::uint32_t> syscall_event_number(std::string_view event)
+{
+    // arch/x86/entry/syscalls/syscall_64.tbl: the entry points named apart from their syscall.
+    static constexpr std::pair<std::string_view, std::string_view> defined_as[] = {
+        {"newstat", "stat"},          {"newfstat", "fstat"},   {"newlstat", "lstat"},
+        {"newuname", "uname"},        {"sendfile64", "sendfile"}, {"umount", "umount2"},
+    };
+    std::string_view name = event;
+    for (std::string_view prefix : {"sys_enter_", "sys_exit_"})
+        if (name.starts_with(prefix)) {
+            name.remove_prefix(prefix.size());
+            break;
+        }
+    if (name.size() == event.size())
+        return std::nullopt;
+    for (const auto& [defined, table] : defined_as)
+        if (name == defined)
+            name = table;
+    return syscall_number(name);
 }
 
 std::uint32_t parse_syscall(std::string_view text)

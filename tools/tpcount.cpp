@@ -24,6 +24,7 @@ int main(int argc, char** argv)
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
     cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
         ->check(CLI::Range(1u, 1u << 24));
+    tpkit::add_classic_option(cli.app(), options.classic);
     cli.add_common();
     cli.add_map_memory();
     std::vector<std::string> positionals;

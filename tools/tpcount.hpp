@@ -28,6 +28,7 @@ struct Options {
     std::string filter;
     std::size_t top = 0;
     std::uint32_t max_keys = 10240;
+    bool classic = false;
 };
 
 struct Row {
@@ -108,8 +109,8 @@ private:
                         fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
 };
 
-// Plans the events (globs, --filter, --by), then loads and attaches one engine instance per
-// event, all sharing their maps.
+// Plans the events (globs, --filter, --by), then loads and attaches the engine's instances
+// (plan_instances), all sharing their maps.
 inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
 {
     struct State {
@@ -130,14 +131,18 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         configure_key(plan.config, key, plan.format);
 
     auto& instances = state->instances;
-    if (plans.size() >= many_events)
-        fmt::print(stderr, "{}: attaching {} tracepoints…\n", cli.name(), plans.size());
-    for (const auto& plan : plans) {
+    auto planned = plan_instances(plans, options.classic);
+    if (planned.size() >= many_events)
+        fmt::print(stderr, "{}: attaching {} tracepoints…\n", cli.name(), planned.size());
+    for (const auto& instance : planned) {
         if (!instances.empty() && stop_pending())
             break; // Ctrl-C while attaching: what is attached runs to the (empty) end at once
         auto skel = Skeleton<tpcount_bpf>::open(cli.name());
-        skel->rodata->tpkit_filter = plan.filter;
-        skel->rodata->tpkit_config = plan.config;
+        skel->rodata->tpkit_filter = instance.filter;
+        skel->rodata->tpkit_config = instance.config;
+        EnginePrograms programs{skel->progs.count_event, skel->progs.count_syscall,
+                                skel->maps.tpkit_syscall_events};
+        prepare_instance(programs, instance);
         apply_task_filters(*skel, cli.options());
         check_libbpf(bpf_map__set_max_entries(skel->maps.totals,
                                               static_cast<std::uint32_t>(plans.size())),
@@ -152,10 +157,9 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
             share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
         }
         if (instances.empty()) // counted on the first, before anything is loaded
-            raise_fd_limit_for(plans.size(), skel->obj);
+            raise_fd_limit_for(planned.size(), skel->obj);
         skel.load();
-        state->links.push_back(attach_tracepoint(skel->progs.count_event, plan.name.system,
-                                                 plan.name.event));
+        state->links.push_back(attach_instance(programs, instance, plans));
         instances.push_back(std::move(skel));
     }
     for (auto& skel : instances)

@@ -21,6 +21,7 @@ int main(int argc, char** argv)
     tpkit::tphist::Options options;
     cli.app().add_option("event", options.event, "the tracepoint, SYSTEM:EVENT")->required();
     cli.app().add_option("field", options.field, "the integer field to measure")->required();
+    tpkit::add_classic_option(cli.app(), options.classic);
     cli.add_common();
     cli.add_map_memory();
     cli.add_interval_count();

@@ -31,6 +31,7 @@ struct Options {
     std::string by;
     std::string filter;
     std::uint32_t max_keys = 1024;
+    bool classic = false;
 };
 
 // "MIN,MAX,STEP"
@@ -170,15 +171,19 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         plan.config.sub_bits = static_cast<std::uint8_t>(loglinear_sub_bits(options.loglinear));
     }
 
+    const InstancePlan instance = plan_instances(state->plans, options.classic).at(0);
     auto skel = Skeleton<tphist_bpf>::open(cli.name());
-    skel->rodata->tpkit_filter = plan.filter;
-    skel->rodata->tpkit_config = plan.config;
+    skel->rodata->tpkit_filter = instance.filter;
+    skel->rodata->tpkit_config = instance.config;
+    EnginePrograms programs{skel->progs.hist_event, skel->progs.hist_syscall,
+                            skel->maps.tpkit_syscall_events};
+    prepare_instance(programs, instance);
     apply_task_filters(*skel, cli.options());
     if (key.source != TPKIT_KEY_NONE)
         HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
     raise_fd_limit_for(1, skel->obj);
     skel.load();
-    state->link = attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
+    state->link = attach_instance(programs, instance, state->plans);
     skel->bss->tpkit_engine_armed = true;
     state->skel.emplace(std::move(skel));
     state->hists.emplace(plan, key, options, **state->skel);

@@ -25,6 +25,7 @@ struct Options {
     std::vector<std::string> events;
     std::string filter;
     std::vector<std::string> fields;
+    bool classic = false;
 };
 
 class SnoopPrinter {
@@ -95,6 +96,7 @@ int main(int argc, char** argv)
                     "common_type the event ID, common_flags and common_preempt_count are not "
                     "visible to BPF")
         ->delimiter(',');
+    tpkit::add_classic_option(cli.app(), options.classic);
     cli.add_common();
     cli.add_streaming();
     cli.app().add_option("event", options.events, "tracepoints SYSTEM:EVENT or globs")->required();
@@ -107,11 +109,17 @@ int main(int argc, char** argv)
         tpkit::prepare_snoop(plans, options.fields);
 
         auto transport = tpkit::choose_transport(common.perf_buffer);
+        auto planned = tpkit::plan_instances(plans, options.classic);
+        auto programs = [](tpsnoop_bpf& skel) {
+            return tpkit::EnginePrograms{skel.progs.snoop_event, skel.progs.snoop_syscall,
+                                         skel.maps.tpkit_syscall_events};
+        };
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
-        for (const auto& plan : plans) {
+        for (const auto& instance : planned) {
             auto skel = tpkit::Skeleton<tpsnoop_bpf>::open("tpsnoop");
-            skel->rodata->tpkit_filter = plan.filter;
-            skel->rodata->tpkit_config = plan.config;
+            skel->rodata->tpkit_filter = instance.filter;
+            skel->rodata->tpkit_config = instance.config;
+            tpkit::prepare_instance(programs(*skel), instance);
             tpkit::apply_task_filters(*skel, common);
             tpkit::configure_transport(*skel, transport);
             if (!instances.empty()) {
@@ -122,7 +130,7 @@ int main(int argc, char** argv)
                 tpkit::share_map(first.drops, maps.drops);
             }
             if (instances.empty()) // counted on the first, before anything is loaded
-                tpkit::raise_fd_limit_for(plans.size(), skel->obj);
+                tpkit::raise_fd_limit_for(planned.size(), skel->obj);
             skel.load();
             instances.push_back(std::move(skel));
         }
@@ -131,9 +139,8 @@ int main(int argc, char** argv)
         tpkit::EventReader reader(tpkit::transport_maps(*instances.front()), transport,
                                   [&](std::span<const std::byte> data) { printer.print(data); });
         std::vector<tpkit::Link> links;
-        for (std::size_t i = 0; i < plans.size(); i++)
-            links.push_back(tpkit::attach_tracepoint(instances[i]->progs.snoop_event,
-                                                     plans[i].name.system, plans[i].name.event));
+        for (std::size_t i = 0; i < planned.size(); i++)
+            links.push_back(tpkit::attach_instance(programs(*instances[i]), planned[i], plans));
         tpkit::StopSignal stop(common.duration);
         tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);

@@ -90,10 +90,42 @@ struct tpkit_engine_config {
 	__u8 key_source;              /* enum tpkit_key_source */
 	__u8 hist_layout;             /* enum tpkit_hist_layout */
 	__u8 sub_bits;                /* log-linear sub-bucket bits */
-	__u8 reserved_byte;
+	__u8 syscall_tracepoint;      /* enum tpkit_syscall_tracepoint: a raw_syscalls program */
 	__u32 dynamic_offsets[TPKIT_SNOOP_MAX_DYNAMIC];
 	__u32 event_id;               /* the event's ID, its records' common_type (tpsnoop) */
+	__u8 syscall_args;            /* the raw_syscalls program reads the arguments */
+	__u8 reserved[3];
+};
+
+/* Syscall events through the raw tracepoints raw_syscalls:sys_enter / sys_exit, which fire for
+ * every syscall: one engine instance stands for many syscalls:sys_enter_* or sys_exit_* events,
+ * picked by syscall number, and builds the record each classic event would have built. */
+enum tpkit_syscall_tracepoint {
+	TPKIT_SYSCALL_NONE = 0, /* a classic tracepoint */
+	TPKIT_SYSCALL_ENTER,    /* raw_syscalls:sys_enter, records of syscalls:sys_enter_* */
+	TPKIT_SYSCALL_EXIT,     /* raw_syscalls:sys_exit, records of syscalls:sys_exit_* */
+};
+
+/* Syscall numbers the raw instances look up: above x86-64's ~470 with room to grow, below
+ * x32's (bit 30), which the classic events skip as well. */
+#define TPKIT_SYSCALL_NR_MAX 1024
+
+/* The record of syscalls:sys_enter_X (the arguments, as 64-bit words, whatever their C type)
+ * and syscalls:sys_exit_X (ret in args[0]): the layout the kernel's formats give at offsets 8,
+ * 16, 24... on every kernel (struct syscall_trace_enter / syscall_trace_exit). */
+struct tpkit_syscall_record {
+	__u64 common;   /* common_* header: common_type and common_pid filled in for tpsnoop */
+	__s32 nr;       /* __syscall_nr */
 	__u32 reserved;
+	__u64 args[6];
+};
+
+/* What a raw instance knows of each syscall number (an array map indexed by number). */
+struct tpkit_syscall_event {
+	__u32 traced;      /* 0: not one of the run's events */
+	__u32 event;       /* index of the event in the tool's list */
+	__u32 event_id;    /* the classic event's ID: its records' common_type (tpsnoop) */
+	__u32 record_size; /* bytes of its record (tpsnoop) */
 };
 /* The kernel hands BPF at most PERF_MAX_TRACE_SIZE bytes of record. Its first 8 bytes, the
  * common_* header, are not filled in yet when BPF runs (the kernel keeps a pt_regs pointer

@@ -118,6 +118,43 @@ std::string describe_event(const EventFormat& format, bool with_fields);
 // "common":…},…]]}
 std::string describe_event_json(const EventFormat& format, bool with_fields);
 
+// The engine instances of a run. A classic event gets an instance of its own, on its tracepoint.
+// Syscall events (syscalls:sys_enter_* / sys_exit_*) go through raw_syscalls:sys_enter /
+// sys_exit (include/tpkit/engine.h): events that the same rodata serves share one instance,
+// which picks them by syscall number, so that the cost of an event, start-up and exit do not
+// grow with the number of syscalls traced.
+struct InstancePlan {
+    std::vector<std::uint32_t> events; // indexes into the run's plans; one for a classic event
+    tpkit_engine_config config{};      // the instance's rodata
+    FilterProgram filter{};
+    bool raw_syscalls() const { return config.syscall_tracepoint != TPKIT_SYSCALL_NONE; }
+};
+
+// The instances for PLANS: raw_syscalls where this machine allows it (x86-64, Linux 5.11+) and
+// unless `classic`; syscall events whose number the build's table lacks stay classic.
+std::vector<InstancePlan> plan_instances(const std::vector<EventPlan>& plans, bool classic);
+
+// The same, with whether this machine allows raw_syscalls given (for tests).
+std::vector<InstancePlan> plan_instances(const std::vector<EventPlan>& plans, bool classic,
+                                         bool raw_syscalls_usable);
+
+// An engine's two programs and the map its raw one picks events from.
+struct EnginePrograms {
+    bpf_program* tracepoint; // SEC("tracepoint")
+    bpf_program* syscall;    // SEC("raw_tracepoint")
+    bpf_map* syscall_events; // tpkit_syscall_events
+};
+
+// Before load: only the program the instance attaches is loaded; its syscall map is sized.
+void prepare_instance(const EnginePrograms& programs, const InstancePlan& instance);
+
+// After load: fills the syscall map and attaches the instance to its tracepoint.
+Link attach_instance(const EnginePrograms& programs, const InstancePlan& instance,
+                     const std::vector<EventPlan>& plans);
+
+// Adds --classic, which keeps syscall events on their own tracepoints.
+void add_classic_option(CLI::App& app, bool& classic);
+
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);
 

@@ -26,6 +26,10 @@ std::optional<std::string_view> syscall_name(std::uint32_t number);
 std::string syscall_text(std::uint32_t number);
 // 0 for "read"; nullopt for an unknown name.
 std::optional<std::uint32_t> syscall_number(std::string_view name);
+// The syscall whose classic events are syscalls:sys_enter_NAME and sys_exit_NAME (EVENT is the
+// event's name, "sys_enter_newstat"). NAME is the kernel's SYSCALL_DEFINE name, which for a few
+// x86-64 syscalls is not the table's (newstat is stat). nullopt for a name the table lacks.
+std::optional<std::uint32_t> syscall_event_number(std::string_view event);
 // A syscall given on the command line, by name or number; Error(usage) for a name the headers
 // do not know or a number outside 0..4095.
 std::uint32_t parse_syscall(std::string_view text);

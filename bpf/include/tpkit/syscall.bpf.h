@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* The generic engines' syscall events through raw_syscalls:sys_enter / sys_exit: one program
+ * for any number of syscalls:sys_enter_* (or sys_exit_*) events, picked by syscall number from
+ * tpkit_syscall_events, with the record each classic event would have built. The raw tracepoint
+ * skips building a trace record for the classic one, and its cost does not grow with the number
+ * of syscalls traced; attaching and detaching one program takes one grace period, not hundreds.
+ *
+ * Same events as the classic path: the kernel's syscall events skip the syscalls of 32-bit
+ * tasks (x86's in_32bit_syscall(): TS_COMPAT, or x32's number bit), and so does this.
+ *
+ * x86-64 only (its registers and thread_info); user space attaches the classic events
+ * elsewhere. The engine's rodata must be named tpkit_config (struct tpkit_engine_config). */
+#ifndef TPKIT_SYSCALL_BPF_H
+#define TPKIT_SYSCALL_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <tpkit/engine.h>
+
+/* Indexed by syscall number; sized to TPKIT_SYSCALL_NR_MAX by raw instances, 1 otherwise. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpkit_syscall_event);
+} tpkit_syscall_events SEC(".maps");
+
+#if defined(__TARGET_ARCH_x86)
+/* struct pt_regs of x86-64, the ptrace ABI's layout: the syscall's arguments are in di, si, dx,
+ * r10, r8, r9 (syscall_get_arguments()), which lie within r10..di, one read. */
+#define TPKIT_REGS_R10 56
+#define TPKIT_REGS_ARGS_BYTES 64 /* r10 up to and including di */
+#define TPKIT_REGS_ORIG_AX 120
+/* The words of that window holding arguments 1..6. */
+#define TPKIT_REGS_WORD(reg) (((reg) - TPKIT_REGS_R10) / 8)
+#define TPKIT_REGS_DI 112
+#define TPKIT_REGS_SI 104
+#define TPKIT_REGS_DX 96
+#define TPKIT_REGS_R8 72
+#define TPKIT_REGS_R9 64
+/* task_struct starts with thread_info (THREAD_INFO_IN_TASK), whose u32 status follows flags and
+ * syscall_work (5.11+, what user space checks before it takes this path); TS_COMPAT marks a
+ * 32-bit syscall in progress (arch/x86/include/asm/thread_info.h). */
+#define TPKIT_THREAD_INFO_STATUS 16
+#define TPKIT_TS_COMPAT 0x0002u
+
+static __always_inline bool tpkit_in_compat_syscall(void)
+{
+	void *task = (void *)bpf_get_current_task();
+	__u32 status = 0;
+
+	bpf_probe_read_kernel(&status, sizeof(status), task + TPKIT_THREAD_INFO_STATUS);
+	return status & TPKIT_TS_COMPAT;
+}
+
+/* The traced event this raw_syscalls event is, with its record built into rec (zero-filled by
+ * the caller): the number, the arguments when tpkit_config.syscall_args (something reads them),
+ * or the return value. NULL when the syscall is not one of the run's events. */
+static __always_inline const struct tpkit_syscall_event *
+tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
+{
+	const void *regs = (const void *)ctx[0];
+	const struct tpkit_syscall_event *event;
+	__u64 nr = ctx[1]; /* sys_enter: the number; sys_exit: the return value */
+	__u32 key;
+
+	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT)
+		bpf_probe_read_kernel(&nr, sizeof(nr), regs + TPKIT_REGS_ORIG_AX);
+	if (nr >= TPKIT_SYSCALL_NR_MAX) /* -1 (no syscall), x32 */
+		return 0;
+	key = nr;
+	event = bpf_map_lookup_elem(&tpkit_syscall_events, &key);
+	if (!event || !event->traced || tpkit_in_compat_syscall())
+		return 0;
+	rec->nr = key;
+	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT) {
+		rec->args[0] = ctx[1];
+	} else if (tpkit_config.syscall_args) {
+		__u64 w[TPKIT_REGS_ARGS_BYTES / 8];
+
+		bpf_probe_read_kernel(w, sizeof(w), regs + TPKIT_REGS_R10);
+		rec->args[0] = w[TPKIT_REGS_WORD(TPKIT_REGS_DI)];
+		rec->args[1] = w[TPKIT_REGS_WORD(TPKIT_REGS_SI)];
+		rec->args[2] = w[TPKIT_REGS_WORD(TPKIT_REGS_DX)];
+		rec->args[3] = w[TPKIT_REGS_WORD(TPKIT_REGS_R10)];
+		rec->args[4] = w[TPKIT_REGS_WORD(TPKIT_REGS_R8)];
+		rec->args[5] = w[TPKIT_REGS_WORD(TPKIT_REGS_R9)];
+	}
+	return event;
+}
+#else
+static __always_inline const struct tpkit_syscall_event *
+tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
+{
+	return 0;
+}
+#endif
+
+#endif
