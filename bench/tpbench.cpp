@@ -8,6 +8,7 @@
 // runs and yields numbers (and that streaming counts add up exactly).
 #include "process.hpp"
 
+#include <tpkit/engine.hpp>
 #include <tpkit/json.hpp>
 #include <tpkit/tracefs.hpp>
 
@@ -431,6 +432,24 @@ std::string bpftrace_until_exit(const std::string& probe, double seconds)
                        static_cast<long>(std::lround(seconds * 1000)));
 }
 
+// The kernel's syscalls:sys_enter_* events, sys_enter_read first: counting the first N counts
+// read() and watches N - 1 other syscalls.
+std::vector<std::string> syscall_enter_events()
+{
+    std::vector<std::string> names;
+    try {
+        for (const auto& e : tpkit::list_events(tpkit::live_events_root(), "syscalls:sys_enter_*"))
+            names.push_back(e.str());
+    } catch (const std::exception&) {
+        return {};
+    }
+    auto read = std::find(names.begin(), names.end(), "syscalls:sys_enter_read");
+    if (read == names.end())
+        return {};
+    std::rotate(names.begin(), read, read + 1);
+    return names;
+}
+
 std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
 {
     std::string floor = (cfg.bench_dir / "tpbench-floor").string();
@@ -446,10 +465,16 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                     external("floor-hist-raw", "floor: log2 hist, raw_tp sys_enter + id check",
                              "floor", "raw_tp", floor, {"hist-raw"}, 1, Counting::none),
                     external("tphist", "tphist syscalls:sys_enter_read count", "tpkit",
-                             "tracepoint", tool("tphist"), {"syscalls:sys_enter_read", "count"},
+                             "raw_tp", tool("tphist"), {"syscalls:sys_enter_read", "count"},
                              1, Counting::none),
-                    external("tpcount", "tpcount syscalls:sys_enter_read", "tpkit", "tracepoint",
+                    external("tphist-classic", "tphist syscalls:sys_enter_read count --classic",
+                             "tpkit", "tracepoint", tool("tphist"),
+                             {"syscalls:sys_enter_read", "count", "--classic"}, 1, Counting::none),
+                    external("tpcount", "tpcount syscalls:sys_enter_read", "tpkit", "raw_tp",
                              tool("tpcount"), {"syscalls:sys_enter_read"}, 1, Counting::none),
+                    external("tpcount-classic", "tpcount syscalls:sys_enter_read --classic",
+                             "tpkit", "tracepoint", tool("tpcount"),
+                             {"syscalls:sys_enter_read", "--classic"}, 1, Counting::none),
                     external("bpftrace-hist", "bpftrace @ = hist(args->count)", "bpftrace",
                              "tracepoint", p.bpftrace,
                              {"-e", "tracepoint:syscalls:sys_enter_read { @ = hist(args->count); }"},
@@ -544,6 +569,34 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                              "perf counter", p.perf,
                              {"stat", "-x,", "-e", "sched:sched_process_fork", "-p", "{pid}"}, 0,
                              Counting::perf_stat)}});
+
+    // The cost of a counted read() as the number of syscall events counted grows: through one
+    // raw_syscalls program picking events by number, and through a classic tracepoint each.
+    Scenario scale{"syscall-scale",
+                   "Per-event cost by number of syscall events counted: tpcount read() + N-1 "
+                   "other sys_enter_* events, raw_syscalls vs classic tracepoints",
+                   "read", cfg.read_ops, cfg.rounds, {none()}, false, "floor-hist-tp"};
+    scale.contenders.push_back(external("floor-hist-tp", "floor: log2 hist, tracepoint", "floor",
+                                        "tracepoint", floor, {"hist-tp"}, 1, Counting::none));
+    auto enter_events = syscall_enter_events();
+    for (std::size_t n : {std::size_t(1), std::size_t(10), std::size_t(100), enter_events.size()}) {
+        if (n > enter_events.size())
+            continue;
+        std::vector<std::string> events(enter_events.begin(), enter_events.begin() + n);
+        std::string count = n == enter_events.size() ? "all" : std::to_string(n);
+        for (bool classic : {false, true}) {
+            auto args = events;
+            if (classic)
+                args.push_back("--classic");
+            scale.contenders.push_back(external(
+                fmt::format("tpcount-{}{}", count, classic ? "-classic" : ""),
+                fmt::format("tpcount, {} sys_enter_* event{}{}", count, n == 1 ? "" : "s",
+                            classic ? ", --classic" : ""),
+                "tpkit", classic ? fmt::format("tracepoint ×{}", n) : "raw_tp", tool("tpcount"),
+                args, classic ? static_cast<int>(n) : 1, Counting::none));
+        }
+    }
+    out.push_back(scale);
 
     // syscount against libbpf-tools' syscount, mode for mode: both count every syscall of the
     // machine, so a storm of the cheapest one shows the cost per syscall.
@@ -643,6 +696,11 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
          {tool("tphist"), "syscalls:sys_enter_read", "count", "-d", d}, cfg.fixed_seconds, {}},
         {"tpcount", "tpcount syscalls:sys_enter_read", "tpkit",
          {tool("tpcount"), "syscalls:sys_enter_read", "-d", d}, cfg.fixed_seconds, {}},
+        {"tpcount-all", "tpcount 'syscalls:sys_enter_*'", "tpkit",
+         {tool("tpcount"), "syscalls:sys_enter_*", "-d", d}, cfg.fixed_seconds, {}},
+        {"tpcount-all-classic", "tpcount 'syscalls:sys_enter_*' --classic", "tpkit",
+         {tool("tpcount"), "syscalls:sys_enter_*", "--classic", "-d", d}, cfg.fixed_seconds, {},
+         static_cast<int>(syscall_enter_events().size())},
         {"tpsnoop", "tpsnoop sched:sched_process_fork", "tpkit",
          {tool("tpsnoop"), "sched:sched_process_fork", "-d", d}, cfg.fixed_seconds, {}},
         {"forksnoop", "forksnoop", "tpkit", {tool("forksnoop"), "-d", d}, cfg.fixed_seconds, {}, 2},
@@ -692,7 +750,8 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
 }
 
 struct FixedResult {
-    std::vector<double> fixed_ms, rss_mib, attach_ms;
+    // fixed_ms to the exit, eof_ms to the end of stdout (the output complete)
+    std::vector<double> fixed_ms, eof_ms, rss_mib, attach_ms;
     std::string error;
 };
 
@@ -925,8 +984,8 @@ public:
     {
         fmt::print("\n### Fixed cost of a {} s run (wall − duration) and peak RSS\n\n",
                    cfg_.fixed_seconds);
-        fmt::print("| contender | fixed ms (median) | min..max | of which start-up to attached, ms "
-                   "| peak RSS MiB |\n|---|--:|--:|--:|--:|\n");
+        fmt::print("| contender | fixed ms to EOF on stdout (median) | fixed ms to exit | min..max "
+                   "| of which start-up to attached, ms | peak RSS MiB |\n|---|--:|--:|--:|--:|--:|\n");
         for (std::size_t i = 0; i < contenders.size(); i++) {
             const auto& c = contenders[i];
             const auto& r = results[i];
@@ -943,9 +1002,10 @@ public:
             auto [lo, hi] = r.fixed_ms.empty() ? std::pair(nan_value, nan_value)
                                                : std::pair(*std::min_element(r.fixed_ms.begin(), r.fixed_ms.end()),
                                                            *std::max_element(r.fixed_ms.begin(), r.fixed_ms.end()));
-            double attach = median(r.attach_ms);
-            fmt::print("| {} | {} | {}..{} | {} | {} |{}\n", c.label, num(ms, 1), num(lo, 1),
-                       num(hi, 1), num(attach, 1), num(rss, 1),
+            double attach = median(r.attach_ms), eof = median(r.eof_ms);
+            eof_ms_[c.id] = eof;
+            fmt::print("| {} | {} | {} | {}..{} | {} | {} |{}\n", c.label, num(eof, 1), num(ms, 1),
+                       num(lo, 1), num(hi, 1), num(attach, 1), num(rss, 1),
                        r.error.empty() ? "" : " failed: " + r.error);
             JsonArray ms_json, rss_json;
             for (double v : r.fixed_ms)
@@ -955,6 +1015,10 @@ public:
             JsonArray attach_json;
             for (double v : r.attach_ms)
                 attach_json.push(json_num(v));
+            JsonArray eof_json;
+            for (double v : r.eof_ms)
+                eof_json.push(json_num(v));
+            js.add_raw("median_eof_ms", json_num(eof)).add_raw("eof_ms", eof_json.str());
             js.add_raw("median_fixed_ms", json_num(ms)).add_raw("median_rss_mib", json_num(rss))
                 .add_raw("median_attach_ms", json_num(attach)).add_raw("attach_ms", attach_json.str())
                 .add_raw("fixed_ms", ms_json.str()).add_raw("rss_mib", rss_json.str());
@@ -988,8 +1052,13 @@ public:
             }
             t.push_back(x);
         };
-        ratio_target("read-hist", "tphist", "floor-hist-tp", 1.05);
-        ratio_target("read-hist", "tpcount", "floor-hist-tp", 1.05);
+        ratio_target("read-hist", "tphist", "floor-hist-tp", 0.7);
+        ratio_target("read-hist", "tpcount", "floor-hist-tp", 0.7);
+        ratio_target("read-hist", "tphist", "floor-hist-raw", 1.05);
+        ratio_target("read-hist", "tpcount", "floor-hist-raw", 1.05);
+        ratio_target("read-hist", "tphist-classic", "floor-hist-tp", 1.05);
+        ratio_target("read-hist", "tpcount-classic", "floor-hist-tp", 1.05);
+        ratio_target("syscall-scale", "tpcount-all", "tpcount-1", 1.05);
         ratio_target("read-hist", "tphist", "bpftrace-hist", 0.5);
         ratio_target("read-hist", "tpcount", "bpftrace-count", 0.5);
         for (const char* id : {"tphist", "forksnoop"}) {
@@ -1006,6 +1075,25 @@ public:
             }
             t.push_back(m);
         }
+        {
+            Target a{"tpcount 'syscalls:sys_enter_*': start + exit ≤ 500 ms (a 0.5 s run in 1 s)",
+                     "not measured", std::nullopt};
+            if (auto it = fixed_ms_.find("tpcount-all"); it != fixed_ms_.end() && std::isfinite(it->second)) {
+                a.measured = fmt::format("{:.1f} ms", it->second);
+                a.met = it->second <= 500;
+            }
+            t.push_back(a);
+        }
+        // Every tool's output is complete and stdout closed no later than libbpf-tools' runqlat
+        // exits.
+        if (auto ref = fixed_ms_.find("libbpf-runqlat"); ref != fixed_ms_.end() && std::isfinite(ref->second))
+            for (const auto& [id, eof] : eof_ms_) {
+                if (id.starts_with("libbpf-") || id.starts_with("floor-") || id.starts_with("bpftrace") ||
+                    id.starts_with("perf") || !std::isfinite(eof))
+                    continue;
+                t.push_back({fmt::format("{}: fixed cost to EOF ≤ libbpf-tools runqlat's to exit", id),
+                             fmt::format("{:.1f} vs {:.1f} ms", eof, ref->second), eof <= ref->second});
+            }
         ratio_target("read-stream", "tpsnoop", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-perf", "floor-perf", 1.2);
         ratio_target("read-stream", "tpsnoop", "bpftrace-printf", 0.1);
@@ -1113,7 +1201,7 @@ public:
 private:
     const Config& cfg_;
     std::map<std::string, std::map<std::string, Summary>> summaries_;
-    std::map<std::string, double> fixed_ms_, rss_mib_, sweep_best_;
+    std::map<std::string, double> fixed_ms_, eof_ms_, rss_mib_, sweep_best_;
     std::map<std::string, bool> sweep_lossy_exact_;
     JsonArray scenarios_json_, sweeps_json_, fixed_json_, targets_json_;
 };
@@ -1271,13 +1359,22 @@ int run_all(const Config& cfg)
             if (!c.missing.empty())
                 continue;
             MemFile out, err;
-            Process proc(c.argv, out, err);
+            // stdout is a pipe read to its end: when a reader (`| jq`) has all of the output.
+            int out_pipe[2];
+            if (pipe2(out_pipe, O_CLOEXEC) != 0)
+                throw std::runtime_error("pipe failed");
+            Process proc(c.argv, out_pipe[1], err.fd());
+            close(out_pipe[1]);
             // Start-up: until the programs are attached; the rest of the fixed cost is the
             // exit (detaching, which waits for the kernel) and the loop's last tick.
             tpbench::Attachments attached;
             double attach_ms = nan_value;
-            if (tpbench::wait_attached(proc, c.programs, 30s, attached))
+            if (tpbench::wait_attached(proc, c.programs, 60s, attached))
                 attach_ms = std::chrono::duration<double, std::milli>(proc.age()).count();
+            out.append_until_eof(out_pipe[0]);
+            close(out_pipe[0]);
+            double eof_ms = std::chrono::duration<double, std::milli>(proc.age()).count() -
+                            c.seconds * 1000;
             auto f = proc.wait(std::chrono::milliseconds(static_cast<long>(c.seconds * 1000) + 60'000));
             if (!f.ok()) {
                 fixed_results[i].error = fmt::format("{}: {}", f.describe(), err.head(300));
@@ -1288,6 +1385,7 @@ int run_all(const Config& cfg)
             fixed_results[i].fixed_ms.push_back((f.wall_seconds - c.seconds) * 1000);
             fixed_results[i].rss_mib.push_back(f.max_rss_mib);
             fixed_results[i].attach_ms.push_back(attach_ms);
+            fixed_results[i].eof_ms.push_back(eof_ms);
         }
     report.fixed(fixed, fixed_results);
     report.targets();
@@ -1329,7 +1427,7 @@ int main(int argc, char** argv)
     app.add_option("--bin-dir", cfg.bin_dir, "where tpkit's tools are");
     app.add_option("-o,--out", cfg.out, "the JSON results file");
     app.add_option("--only", cfg.only,
-                   "run only these parts: read-hist, read-stream, fork-stream, syscall-count, "
+                   "run only these parts: read-hist, syscall-scale, read-stream, fork-stream, syscall-count, "
                    "sched-runqlat, sched-cpudist, sched-offcputime, block-biolatency, block-bitesize, "
                    "block-biopattern, block-hardirqs, tcp-softirqs, tcp-tcpstates, tcp-tcplife, "
                    "rate, fixed")

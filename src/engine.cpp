@@ -15,6 +15,7 @@
 #include <atomic>
 #include <thread>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -422,8 +423,9 @@ std::string describe_event_json(const EventFormat& format, bool with_fields)
 
 namespace {
 
-// x86-64 registers and thread_info as bpf/include/tpkit/syscall.bpf.h reads them: 5.11 put
-// syscall_work before status.
+// What bpf/include/tpkit/syscall.bpf.h needs: x86-64's registers and thread_info (5.11 put
+// syscall_work before status), bpf_task_pt_regs (5.15) and the kernel's BTF, which its loads
+// are checked against.
 bool raw_syscalls_usable()
 {
 #if defined(__x86_64__)
@@ -431,7 +433,8 @@ bool raw_syscalls_usable()
     unsigned major = 0, minor = 0;
     if (uname(&u) != 0 || std::sscanf(u.release, "%u.%u", &major, &minor) != 2)
         return false;
-    return major > 5 || (major == 5 && minor >= 11);
+    std::error_code ec;
+    return (major > 5 || (major == 5 && minor >= 15)) && fs::exists("/sys/kernel/btf/vmlinux", ec);
 #else
     return false;
 #endif
@@ -452,14 +455,32 @@ bool filter_reads(const FilterProgram& filter, tpkit_filter_source source)
                        [&](const tpkit_filter_insn& i) { return i.source == source; });
 }
 
-bool filter_reads_record(const FilterProgram& filter)
+// The arguments of a syscall event that the engine reads (bit i: args[i] of
+// tpkit_syscall_record): those the filter, the key and the value name; all for a copy.
+std::uint8_t arguments_read(const EventPlan& plan)
 {
-    for (auto source : {TPKIT_FILTER_SRC_UNSIGNED, TPKIT_FILTER_SRC_SIGNED,
-                        TPKIT_FILTER_SRC_STR_FIXED, TPKIT_FILTER_SRC_STR_DATA_LOC,
-                        TPKIT_FILTER_SRC_STR_REL_LOC})
-        if (filter_reads(filter, source))
-            return true;
-    return false;
+    constexpr std::uint8_t all = 0x3f;
+    if (plan.config.event_id != 0) // tpsnoop copies the record
+        return all;
+    auto bit = [](std::uint32_t offset) -> std::uint8_t {
+        constexpr std::uint32_t first = offsetof(tpkit_syscall_record, args);
+        return offset < first ? 0 : static_cast<std::uint8_t>(1u << ((offset - first) / 8)) & all;
+    };
+    std::uint8_t mask = 0;
+    for (std::uint32_t i = 0; i < plan.filter.len; i++) {
+        const auto& insn = plan.filter.insns[i];
+        if (insn.source == TPKIT_FILTER_SRC_UNSIGNED || insn.source == TPKIT_FILTER_SRC_SIGNED)
+            mask |= bit(insn.offset);
+        else if (insn.source == TPKIT_FILTER_SRC_STR_FIXED ||
+                 insn.source == TPKIT_FILTER_SRC_STR_DATA_LOC ||
+                 insn.source == TPKIT_FILTER_SRC_STR_REL_LOC)
+            mask = all; // no syscall event has strings; read everything rather than guess
+    }
+    if (plan.config.key_source == TPKIT_KEY_FIELD)
+        mask |= bit(plan.config.key_field.offset);
+    if (plan.config.value.access != TPKIT_FIELD_NONE)
+        mask |= bit(plan.config.value.offset);
+    return mask;
 }
 
 // The rodata of a raw instance serving PLAN: what tells events apart (index, ID, record size)
@@ -475,10 +496,7 @@ InstancePlan raw_instance(const EventPlan& plan, tpkit_syscall_tracepoint side)
     instance.filter = plan.filter;
     if (!filter_reads(plan.filter, TPKIT_FILTER_SRC_EVENT_ID))
         instance.filter.event_id = 0;
-    bool copies_record = plan.config.event_id != 0; // tpsnoop
-    instance.config.syscall_args = copies_record || filter_reads_record(plan.filter) ||
-                                   plan.config.key_source == TPKIT_KEY_FIELD ||
-                                   plan.config.value.access != TPKIT_FIELD_NONE;
+    instance.config.syscall_args = arguments_read(plan);
     return instance;
 }
 

@@ -93,7 +93,7 @@ struct tpkit_engine_config {
 	__u8 syscall_tracepoint;      /* enum tpkit_syscall_tracepoint: a raw_syscalls program */
 	__u32 dynamic_offsets[TPKIT_SNOOP_MAX_DYNAMIC];
 	__u32 event_id;               /* the event's ID, its records' common_type (tpsnoop) */
-	__u8 syscall_args;            /* the raw_syscalls program reads the arguments */
+	__u8 syscall_args;            /* the arguments a raw_syscalls program reads: bit i, args[i] */
 	__u8 reserved[3];
 };
 

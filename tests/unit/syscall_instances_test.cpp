@@ -96,8 +96,10 @@ TEST(SyscallInstances, EventsApartOnlyWhereTheirRodataDiffers)
     auto by_fd = plans({"syscalls:sys_enter_read", "syscalls:sys_enter_close"}, "fd == 3");
     auto instances = tpkit::plan_instances(by_fd, false, true);
     ASSERT_EQ(instances.size(), 1u);
-    EXPECT_TRUE(instances[0].config.syscall_args);
+    EXPECT_EQ(instances[0].config.syscall_args, 1u); // fd only
     EXPECT_EQ(instances[0].filter.event_id, 0u); // the filter does not read common_type
+    auto by_count = plans({"syscalls:sys_enter_read"}, "count > 10 && fd == 3");
+    EXPECT_EQ(tpkit::plan_instances(by_count, false, true).at(0).config.syscall_args, 5u);
 
     // common_type differs per event: kept apart.
     auto by_type = plans({"syscalls:sys_enter_read", "syscalls:sys_enter_close"}, "common_type != 0");
@@ -116,6 +118,6 @@ TEST(SyscallInstances, EventsApartOnlyWhereTheirRodataDiffers)
     tpkit::prepare_snoop(snoop, {});
     instances = tpkit::plan_instances(snoop, false, true);
     ASSERT_EQ(instances.size(), 1u);
-    EXPECT_TRUE(instances[0].config.syscall_args);
+    EXPECT_EQ(instances[0].config.syscall_args, 0x3fu); // every argument
     EXPECT_EQ(instances[0].config.fixed_size, 0u); // per event, in the syscall map
 }

@@ -25,65 +25,68 @@ struct {
 } tpkit_syscall_events SEC(".maps");
 
 #if defined(__TARGET_ARCH_x86)
-/* struct pt_regs of x86-64, the ptrace ABI's layout: the syscall's arguments are in di, si, dx,
- * r10, r8, r9 (syscall_get_arguments()), which lie within r10..di, one read. */
+/* Read through BTF pointers (bpf_get_current_task_btf, bpf_task_pt_regs: 5.15+), plain loads
+ * the verifier checks against the kernel's own BTF, rather than bpf_probe_read_kernel, a helper
+ * call several times dearer. At fixed offsets, not CO-RE: libbpf then need not load the
+ * kernel's BTF (~11 MiB, most of the start-up). */
+/* struct pt_regs of x86-64, the ptrace ABI's layout; the arguments of a syscall are in di, si,
+ * dx, r10, r8, r9 (syscall_get_arguments()). */
 #define TPKIT_REGS_R10 56
-#define TPKIT_REGS_ARGS_BYTES 64 /* r10 up to and including di */
-#define TPKIT_REGS_ORIG_AX 120
-/* The words of that window holding arguments 1..6. */
-#define TPKIT_REGS_WORD(reg) (((reg) - TPKIT_REGS_R10) / 8)
-#define TPKIT_REGS_DI 112
-#define TPKIT_REGS_SI 104
-#define TPKIT_REGS_DX 96
-#define TPKIT_REGS_R8 72
 #define TPKIT_REGS_R9 64
+#define TPKIT_REGS_R8 72
+#define TPKIT_REGS_DX 96
+#define TPKIT_REGS_SI 104
+#define TPKIT_REGS_DI 112
+#define TPKIT_REGS_ORIG_AX 120
 /* task_struct starts with thread_info (THREAD_INFO_IN_TASK), whose u32 status follows flags and
- * syscall_work (5.11+, what user space checks before it takes this path); TS_COMPAT marks a
- * 32-bit syscall in progress (arch/x86/include/asm/thread_info.h). */
+ * syscall_work (5.11+); TS_COMPAT marks a 32-bit syscall in progress
+ * (arch/x86/include/asm/thread_info.h). */
 #define TPKIT_THREAD_INFO_STATUS 16
 #define TPKIT_TS_COMPAT 0x0002u
 
-static __always_inline bool tpkit_in_compat_syscall(void)
-{
-	void *task = (void *)bpf_get_current_task();
-	__u32 status = 0;
-
-	bpf_probe_read_kernel(&status, sizeof(status), task + TPKIT_THREAD_INFO_STATUS);
-	return status & TPKIT_TS_COMPAT;
-}
+#define tpkit_word_at(base, offset) (*(__u64 *)((void *)(base) + (offset)))
 
 /* The traced event this raw_syscalls event is, with its record built into rec (zero-filled by
- * the caller): the number, the arguments when tpkit_config.syscall_args (something reads them),
- * or the return value. NULL when the syscall is not one of the run's events. */
+ * the caller): the number, the arguments something reads (tpkit_config.syscall_args), or the
+ * return value. NULL when the syscall is not one of the run's events. */
 static __always_inline const struct tpkit_syscall_event *
 tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
 {
-	const void *regs = (const void *)ctx[0];
+	struct task_struct *task = bpf_get_current_task_btf();
 	const struct tpkit_syscall_event *event;
 	__u64 nr = ctx[1]; /* sys_enter: the number; sys_exit: the return value */
+	void *regs = 0;
 	__u32 key;
 
-	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT)
-		bpf_probe_read_kernel(&nr, sizeof(nr), regs + TPKIT_REGS_ORIG_AX);
+	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT) {
+		regs = (void *)bpf_task_pt_regs(task);
+		nr = tpkit_word_at(regs, TPKIT_REGS_ORIG_AX);
+	}
 	if (nr >= TPKIT_SYSCALL_NR_MAX) /* -1 (no syscall), x32 */
 		return 0;
 	key = nr;
 	event = bpf_map_lookup_elem(&tpkit_syscall_events, &key);
-	if (!event || !event->traced || tpkit_in_compat_syscall())
+	if (!event || !event->traced)
+		return 0;
+	if (*(__u32 *)((void *)task + TPKIT_THREAD_INFO_STATUS) & TPKIT_TS_COMPAT)
 		return 0;
 	rec->nr = key;
 	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT) {
 		rec->args[0] = ctx[1];
 	} else if (tpkit_config.syscall_args) {
-		__u64 w[TPKIT_REGS_ARGS_BYTES / 8];
-
-		bpf_probe_read_kernel(w, sizeof(w), regs + TPKIT_REGS_R10);
-		rec->args[0] = w[TPKIT_REGS_WORD(TPKIT_REGS_DI)];
-		rec->args[1] = w[TPKIT_REGS_WORD(TPKIT_REGS_SI)];
-		rec->args[2] = w[TPKIT_REGS_WORD(TPKIT_REGS_DX)];
-		rec->args[3] = w[TPKIT_REGS_WORD(TPKIT_REGS_R10)];
-		rec->args[4] = w[TPKIT_REGS_WORD(TPKIT_REGS_R8)];
-		rec->args[5] = w[TPKIT_REGS_WORD(TPKIT_REGS_R9)];
+		regs = (void *)bpf_task_pt_regs(task);
+		if (tpkit_config.syscall_args & 1)
+			rec->args[0] = tpkit_word_at(regs, TPKIT_REGS_DI);
+		if (tpkit_config.syscall_args & 2)
+			rec->args[1] = tpkit_word_at(regs, TPKIT_REGS_SI);
+		if (tpkit_config.syscall_args & 4)
+			rec->args[2] = tpkit_word_at(regs, TPKIT_REGS_DX);
+		if (tpkit_config.syscall_args & 8)
+			rec->args[3] = tpkit_word_at(regs, TPKIT_REGS_R10);
+		if (tpkit_config.syscall_args & 16)
+			rec->args[4] = tpkit_word_at(regs, TPKIT_REGS_R8);
+		if (tpkit_config.syscall_args & 32)
+			rec->args[5] = tpkit_word_at(regs, TPKIT_REGS_R9);
 	}
 	return event;
 }
