@@ -598,6 +598,24 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
     }
     out.push_back(scale);
 
+    // What counting read() costs the other syscalls of the machine: a raw_syscalls program runs
+    // at every syscall and looks its number up; a classic tracepoint's path tests a bit.
+    out.push_back(
+        {"syscall-untraced",
+         "Cost to syscalls not traced: getppid() storm while read() is counted",
+         "syscall", cfg.syscall_ops, cfg.rounds,
+         {none(),
+          external("floor-hist-tp", "floor: log2 hist of read(), tracepoint", "floor",
+                   "tracepoint", floor, {"hist-tp"}, 1, Counting::none),
+          external("floor-hist-raw", "floor: log2 hist of read(), raw_tp sys_enter + id check",
+                   "floor", "raw_tp", floor, {"hist-raw"}, 1, Counting::none),
+          external("tpcount", "tpcount syscalls:sys_enter_read", "tpkit", "raw_tp",
+                   tool("tpcount"), {"syscalls:sys_enter_read"}, 1, Counting::none),
+          external("tpcount-classic", "tpcount syscalls:sys_enter_read --classic", "tpkit",
+                   "tracepoint", tool("tpcount"), {"syscalls:sys_enter_read", "--classic"}, 1,
+                   Counting::none)},
+         false, "floor-hist-tp"});
+
     // syscount against libbpf-tools' syscount, mode for mode: both count every syscall of the
     // machine, so a storm of the cheapest one shows the cost per syscall.
     Scenario syscalls{"syscall-count",
@@ -1427,7 +1445,7 @@ int main(int argc, char** argv)
     app.add_option("--bin-dir", cfg.bin_dir, "where tpkit's tools are");
     app.add_option("-o,--out", cfg.out, "the JSON results file");
     app.add_option("--only", cfg.only,
-                   "run only these parts: read-hist, syscall-scale, read-stream, fork-stream, syscall-count, "
+                   "run only these parts: read-hist, syscall-scale, syscall-untraced, read-stream, fork-stream, syscall-count, "
                    "sched-runqlat, sched-cpudist, sched-offcputime, block-biolatency, block-bitesize, "
                    "block-biopattern, block-hardirqs, tcp-softirqs, tcp-tcpstates, tcp-tcplife, "
                    "rate, fixed")

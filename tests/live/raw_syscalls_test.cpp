@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <string>
@@ -94,6 +95,13 @@ std::map<std::string, std::uint64_t> count_rounds(const std::vector<std::string>
         tool, [&] { work.marker.act_once(); },
         [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
         << tool.stderr_text();
+    // The path taken: one program on raw_syscalls for every event of a side, or one each.
+    bool classic = std::find(options.begin(), options.end(), "--classic") != options.end();
+    auto held = tpkit::live::programs_held_by(tool.pid());
+    auto on_raw = std::count_if(held.begin(), held.end(),
+                                [](const auto& p) { return p.name == "count_syscall"; });
+    EXPECT_EQ(on_raw, classic ? 0 : 1);
+    EXPECT_EQ(held.size(), classic ? event_names.size() : 1u);
     auto before = tool.lines().size();
     for (int i = 0; i < rounds; i++)
         EXPECT_EQ(work.caller.act_once(), 0);
