@@ -506,10 +506,14 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                              {"stream-read", "--perf-buffer", "-p", "{pid}"}, 1,
                              Counting::floor_json, cfg.slow_stream_ops),
                     external("tpsnoop", "tpsnoop syscalls:sys_enter_read -p PID --json", "tpkit",
-                             "tracepoint", tool("tpsnoop"),
+                             "raw_tp", tool("tpsnoop"),
                              {"syscalls:sys_enter_read", "-p", "{pid}", "--json"}, 1,
                              Counting::tpkit_json),
-                    external("tpsnoop-perf", "tpsnoop ... --perf-buffer", "tpkit", "tracepoint",
+                    external("tpsnoop-classic", "tpsnoop ... --classic", "tpkit", "tracepoint",
+                             tool("tpsnoop"),
+                             {"syscalls:sys_enter_read", "-p", "{pid}", "--json", "--classic"}, 1,
+                             Counting::tpkit_json),
+                    external("tpsnoop-perf", "tpsnoop ... --perf-buffer", "tpkit", "raw_tp",
                              tool("tpsnoop"),
                              {"syscalls:sys_enter_read", "-p", "{pid}", "--json", "--perf-buffer"},
                              1, Counting::tpkit_json, cfg.slow_stream_ops),
@@ -1113,6 +1117,7 @@ public:
                              fmt::format("{:.1f} vs {:.1f} ms", eof, ref->second), eof <= ref->second});
             }
         ratio_target("read-stream", "tpsnoop", "floor-ring", 1.2);
+        ratio_target("read-stream", "tpsnoop-classic", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-perf", "floor-perf", 1.2);
         ratio_target("read-stream", "tpsnoop", "bpftrace-printf", 0.1);
         // Forks: the wall-clock difference per fork is below a fork's own noise here (tens of

@@ -28,6 +28,36 @@ static __always_inline void fill_header(struct tpsnoop_header *h)
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
+/* The common_* header of a copy, as the kernel will write it (see record.bpf.h). */
+static __always_inline void fill_common(struct tpkit_common_header *common, __u32 event_id, __u32 tid)
+{
+	common->type = event_id;
+	common->flags = 0;
+	common->preempt_count = 0;
+	common->pid = tid;
+}
+
+/* A record without dynamic fields, for the ring buffer: its size is a constant to the verifier
+ * (rodata), so it is read straight into its reservation, with no copy in between. */
+static __always_inline void snoop_fixed_to_ring(void *ctx)
+{
+	struct tpkit_record_copy *r;
+	__u64 fixed = tpkit_config.fixed_size;
+
+	if (fixed < sizeof(struct tpkit_common_header) || fixed > TPKIT_SNOOP_RECORD_MAX)
+		return;
+	r = bpf_ringbuf_reserve(&tpkit_ringbuf, sizeof(r->header) + fixed, 0);
+	if (!r) {
+		tpkit_count(&tpkit_drops);
+		return;
+	}
+	bpf_probe_read_kernel(r->record, fixed, ctx);
+	fill_header(&r->header);
+	r->header.record_size = fixed;
+	fill_common((struct tpkit_common_header *)r->record, tpkit_config.event_id, r->header.tid);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 SEC("tracepoint")
 int snoop_event(void *ctx)
 {
@@ -38,6 +68,10 @@ int snoop_event(void *ctx)
 		return 0;
 	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter))
 		return 0;
+	if (!tpkit_use_perf_buffer && !tpkit_config.dynamic_count) {
+		snoop_fixed_to_ring(ctx);
+		return 0;
+	}
 	r = tpkit_copy_record(ctx);
 	if (!r)
 		return 0;
@@ -68,8 +102,7 @@ int snoop_syscall(__u64 *ctx)
 	if (tpkit_filter.len && !tpkit_filter_match(&c.record, &tpkit_filter))
 		return 0;
 	fill_header(&c.header);
-	common->type = event->event_id;
-	common->pid = c.header.tid;
+	fill_common(common, event->event_id, c.header.tid);
 	c.header.record_size = tpkit_bound(event->record_size, sizeof(c.record));
 	tpkit_emit(ctx, &c, sizeof(c.header) + c.header.record_size);
 	return 0;
