@@ -52,13 +52,15 @@ struct {
 static __always_inline const struct tpkit_syscall_event *
 tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	const struct tpkit_syscall_event *event;
 	__u64 nr = ctx[1]; /* sys_enter: the number; sys_exit: the return value */
+	struct task_struct *task = 0;
 	void *regs = 0;
 	__u32 key;
 
+	/* Most syscalls are not traced: at sys_enter, their number turns them away first. */
 	if (tpkit_config.syscall_tracepoint == TPKIT_SYSCALL_EXIT) {
+		task = bpf_get_current_task_btf();
 		regs = (void *)bpf_task_pt_regs(task);
 		nr = tpkit_word_at(regs, TPKIT_REGS_ORIG_AX);
 	}
@@ -68,6 +70,8 @@ tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
 	event = bpf_map_lookup_elem(&tpkit_syscall_events, &key);
 	if (!event || !event->traced)
 		return 0;
+	if (!task)
+		task = bpf_get_current_task_btf();
 	if (*(__u32 *)((void *)task + TPKIT_THREAD_INFO_STATUS) & TPKIT_TS_COMPAT)
 		return 0;
 	rec->nr = key;
