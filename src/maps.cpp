@@ -104,6 +104,13 @@ void SwappedMap::share(const SwappedMap& other)
     reuse(other.halves_[1], halves_[1]);
 }
 
+void SwappedMap::leave_out()
+{
+    for (bpf_map* map : {slot_, halves_[0], halves_[1]})
+        if (int err = bpf_map__set_autocreate(map, false))
+            throw_libbpf_error(Exit::failure, "cannot leave out map " + std::string(bpf_map__name(map)), err);
+}
+
 std::vector<KeyedCounters> SwappedMap::drain()
 {
     const unsigned next = 1 - active_;

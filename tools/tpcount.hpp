@@ -150,10 +150,13 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         auto by_key = CountCollector::keyed_counts(*skel);
         if (key.source != TPKIT_KEY_NONE)
             by_key.set_max_entries(options.max_keys);
+        else
+            by_key.leave_out();
         if (!instances.empty()) {
             const auto& first = instances.front();
             share_map(first->maps.totals, skel->maps.totals);
-            by_key.share(CountCollector::keyed_counts(*first));
+            if (key.source != TPKIT_KEY_NONE)
+                by_key.share(CountCollector::keyed_counts(*first));
             share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
         }
         if (instances.empty()) // counted on the first, before anything is loaded

@@ -179,8 +179,13 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
                             skel->maps.tpkit_syscall_events};
     prepare_instance(programs, instance);
     apply_task_filters(*skel, cli.options());
-    if (key.source != TPKIT_KEY_NONE)
-        HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
+    for (auto layout : {TPKIT_HIST_LOG2, TPKIT_HIST_LOGLINEAR, TPKIT_HIST_LINEAR}) {
+        auto keyed = HistCollector::keyed_histograms(*skel, layout);
+        if (key.source != TPKIT_KEY_NONE && layout == plan.config.hist_layout)
+            keyed.set_max_entries(options.max_keys);
+        else
+            keyed.leave_out();
+    }
     raise_fd_limit_for(1, skel->obj);
     skel.load();
     state->link = attach_instance(programs, instance, state->plans);

@@ -48,6 +48,10 @@ public:
     void set_max_entries(std::uint32_t keys);
     // Before load: makes this object use OTHER's maps (engine instances share them).
     void share(const SwappedMap& other);
+    // Before load: none of the three maps is created, for a run whose programs never reach
+    // them (a branch the verifier drops on read-only data). Setting the slot of a created one
+    // waits for an RCU grace period (~15 ms here).
+    void leave_out();
 
     // After load: points BPF at the other half, which the kernel makes wait for every program
     // still using this one, then takes every entry out of this one (drain_percpu_counters).

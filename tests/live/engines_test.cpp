@@ -475,7 +475,8 @@ TEST(EngineToolErrors, ExitCodesAndOneLine)
 TEST(EngineToolCleanup, NothingStaysLoaded)
 {
     TPKIT_REQUIRE_LIVE();
-    const std::vector<std::string> engine_programs{"hist_event", "count_event", "snoop_event"};
+    const std::vector<std::string> engine_programs{"hist_event",   "count_event",   "snoop_event",
+                                                   "hist_syscall", "count_syscall", "snoop_syscall"};
     const std::vector<std::pair<std::vector<std::string>, int>> runs = {
         {{"tphist", "syscalls:sys_enter_read", "count", "--by", "comm"}, SIGINT},
         {{"tpcount", "syscalls:sys_enter_rea*", "sched:sched_process_fork"}, SIGTERM},

@@ -78,7 +78,8 @@ std::uint64_t stderr_figure(const std::string& err, const std::string& what)
     return 0;
 }
 
-const std::vector<std::string> engine_programs{"snoop_event", "count_event", "hist_event"};
+const std::vector<std::string> engine_programs{"snoop_event", "count_event", "hist_event",
+                                                "snoop_syscall", "count_syscall", "hist_syscall"};
 
 } // namespace
 
