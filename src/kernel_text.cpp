@@ -10,7 +10,10 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include <sys/utsname.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -42,6 +45,16 @@ std::uint64_t read_unsigned(const Field& f, std::span<const std::byte> record)
 }
 
 bool is_syscall_event(const EventFormat& format) { return format.system == "syscalls"; }
+
+KernelText::SyscallArgs running_kernels_syscall_args()
+{
+    utsname name{};
+    int major = 0, minor = 0;
+    if (uname(&name) != 0 || std::sscanf(name.release, "%d.%d", &major, &minor) != 2)
+        return KernelText::SyscallArgs::decimal_below_10;
+    return std::pair(major, minor) >= std::pair(6, 18) ? KernelText::SyscallArgs::decimal_below_10
+                                                       : KernelText::SyscallArgs::hex;
+}
 
 // The kernel's trace_print_symbols_seq(): the first name of the value, else the value in hex.
 void append_symbolic(std::string& out, std::uint64_t value, const tep_print_flag_sym* symbols)
@@ -124,10 +137,12 @@ struct KernelText::Event {
 };
 
 KernelText::KernelText(std::filesystem::path kallsyms, std::filesystem::path btf)
-    : tep_(tep_alloc()), kallsyms_path_(std::move(kallsyms)), btf_path_(std::move(btf))
+    : tep_(tep_alloc()), syscall_args_(running_kernels_syscall_args()), seq_(std::make_unique<trace_seq>()), kallsyms_path_(std::move(kallsyms)),
+      btf_path_(std::move(btf))
 {
     if (!tep_)
         throw std::bad_alloc();
+    trace_seq_init(seq_.get());
     tep_set_loglevel(TEP_LOG_NONE); // a print fmt it cannot follow falls back to the fields
     tep_set_long_size(tep_, sizeof(long));
     tep_set_page_size(tep_, 4096);
@@ -136,7 +151,11 @@ KernelText::KernelText(std::filesystem::path kallsyms, std::filesystem::path btf
     tep_set_function_resolver(tep_, &KernelText::resolve, this);
 }
 
-KernelText::~KernelText() { tep_free(tep_); }
+KernelText::~KernelText()
+{
+    trace_seq_destroy(seq_.get());
+    tep_free(tep_);
+}
 
 std::optional<std::int64_t> KernelText::enumerator(std::string_view name)
 {
@@ -365,7 +384,9 @@ bool KernelText::append(std::string& out, const EventFormat& format,
             out += f.name;
             out += ": ";
             std::uint64_t v = read_unsigned(f, record);
-            if (v < 10)
+            if (syscall_args_ == SyscallArgs::hex)
+                fmt::format_to(std::back_inserter(out), "{:x}", v);
+            else if (v < 10)
                 fmt::format_to(std::back_inserter(out), "{}", v);
             else
                 fmt::format_to(std::back_inserter(out), "0x{:x}", v);
@@ -380,8 +401,8 @@ bool KernelText::append(std::string& out, const EventFormat& format,
     tep_record r{};
     r.data = const_cast<std::byte*>(record.data());
     r.size = static_cast<int>(record.size());
-    trace_seq seq;
-    trace_seq_init(&seq);
+    trace_seq& seq = *seq_;
+    trace_seq_reset(&seq); // its buffer kept from event to event
     resolutions_ = 0;
     tep_print_event(tep_, &seq, &r, "%s", TEP_PRINT_INFO);
     trace_seq_terminate(&seq);
@@ -410,7 +431,6 @@ bool KernelText::append(std::string& out, const EventFormat& format,
             printed = rest;
         }
     }
-    trace_seq_destroy(&seq);
     return true;
 }
 

@@ -27,6 +27,7 @@
 struct tep_handle;
 struct tep_event;
 struct tep_print_arg;
+struct trace_seq;
 
 namespace tpkit {
 
@@ -41,6 +42,12 @@ public:
     ~KernelText();
     KernelText(const KernelText&) = delete;
     KernelText& operator=(const KernelText&) = delete;
+
+    // How the kernel prints a syscall's arguments: in hex without 0x ("fd: 3", "count: 1000")
+    // before 6.18; from 6.18 on below 10 in decimal, else in hex with 0x ("fd: 3",
+    // "count: 0x1000"). The running kernel's by default.
+    enum class SyscallArgs { hex, decimal_below_10 };
+    void set_syscall_args(SyscallArgs form) { syscall_args_ = form; }
 
     // Adds the event of FORMAT whose format file reads FORMAT_TEXT.
     void add(const EventFormat& format, std::string_view format_text);
@@ -68,6 +75,8 @@ private:
     std::optional<std::int64_t> enumerator(std::string_view name);
 
     tep_handle* tep_;
+    SyscallArgs syscall_args_;
+    std::unique_ptr<trace_seq> seq_;
     std::map<std::uint32_t, Event> events_;
     std::filesystem::path kallsyms_path_, btf_path_;
     std::unique_ptr<KernelSymbols> kallsyms_;

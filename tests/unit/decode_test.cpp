@@ -334,6 +334,7 @@ TEST(KernelText, EnumeratorsFromBtfAndDeviceNumbersOn618)
 TEST(KernelText, SyscallsInTheKernelsOwnForm)
 {
     KernelTextOf kernel("linux-6.18");
+    kernel.kernel_text().set_syscall_args(tpkit::KernelText::SyscallArgs::decimal_below_10);
     const auto& enter = kernel.event("syscalls", "sys_enter_openat");
     Record r(enter);
     r.num("common_type", enter.id).num("__syscall_nr", 257).num("dfd", 0xffffff9c);
@@ -344,6 +345,8 @@ TEST(KernelText, SyscallsInTheKernelsOwnForm)
     r.num("mode", 9).num("flags", 10);
     EXPECT_EQ(kernel.text(enter, r),
               "sys_openat(dfd: 0xffffff9c, filename: 0x7ffd4f1eaa80, flags: 0xa, mode: 9)");
+    kernel.kernel_text().set_syscall_args(tpkit::KernelText::SyscallArgs::hex); // before 6.18
+    EXPECT_EQ(kernel.text(enter, r), "sys_openat(dfd: ffffff9c, filename: 7ffd4f1eaa80, flags: a, mode: 9)");
 
     const auto& exit = kernel.event("syscalls", "sys_exit_openat");
     Record e(exit);
