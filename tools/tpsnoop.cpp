@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, trace_pipe style
+constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, as the kernel's trace_pipe prints it
   tpsnoop syscalls:sys_enter_openat -f filename --comm bash
   tpsnoop 'sched:sched_process_*' --json        # several events at once, one JSON object each
   tpsnoop syscalls:sys_enter_read --filter 'count > 65536 && fd != 0'
@@ -92,14 +92,17 @@ private:
 
 int main(int argc, char** argv)
 {
-    tpkit::Cli cli("tpsnoop", "Print the events of any tracepoints, decoded from their format.",
+    tpkit::Cli cli("tpsnoop",
+                   "Print the events of any tracepoints as the kernel's trace output does, decoded "
+                   "from their format.",
                    examples);
     Options options;
     cli.app().add_option("--filter", options.filter,
                          "only events matching this expression (the kernel's filter grammar)");
     cli.app()
         .add_option("-f,--fields", options.fields,
-                    "print only these fields (FIELD,FIELD...); common_pid is the thread and "
+                    "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
+                    "of the event; common_pid is the thread and "
                     "common_type the event ID, common_flags and common_preempt_count are not "
                     "visible to BPF")
         ->delimiter(',');
