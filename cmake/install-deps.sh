@@ -11,7 +11,8 @@
 #                                         bpftrace, libbpf-tools (bcc's tools), perf
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-  libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libcap-dev"
+  libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libcap-dev
+  libtraceevent-dev"
 test_packages="googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux
   busybox-static qemu-system-x86 groff-base debootstrap lintian prometheus
   libclang-rt-14-dev"

@@ -240,6 +240,25 @@ std::optional<std::map<std::int64_t, std::string>> Btf::enum_values(std::string_
     return values;
 }
 
+std::map<std::string, std::int64_t, std::less<>> Btf::enumerators() const
+{
+    std::map<std::string, std::int64_t, std::less<>> values;
+    for (std::uint32_t id = 1; id < btf__type_cnt(btf_); id++) {
+        const btf_type* t = btf__type_by_id(btf_, id);
+        if (btf_is_enum(t)) {
+            const struct btf_enum* e = btf_enum(t);
+            for (std::uint16_t i = 0; i < btf_vlen(t); ++i, ++e)
+                values.emplace(btf__name_by_offset(btf_, e->name_off), e->val);
+        } else if (btf_is_enum64(t)) {
+            const struct btf_enum64* e = btf_enum64(t);
+            for (std::uint16_t i = 0; i < btf_vlen(t); ++i, ++e)
+                values.emplace(btf__name_by_offset(btf_, e->name_off),
+                               static_cast<std::int64_t>(btf_enum64_value(e)));
+        }
+    }
+    return values;
+}
+
 std::vector<std::string> Btf::struct_names(std::string_view prefix) const
 {
     std::vector<std::string> names;

@@ -282,8 +282,7 @@ std::uint32_t SnoopEvent::event_id() const
     return type;
 }
 
-void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFormat& format,
-                       const std::vector<const Field*>& fields, std::string_view time)
+void append_snoop_head(std::string& out, const SnoopEvent& event, std::string_view time)
 {
     const tpsnoop_header& h = event.header;
     // The comm escaped, then right-aligned in 16 columns like trace_pipe. fmt counts the
@@ -311,6 +310,11 @@ void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFor
     out.append("] ", 2);
     out.append(time);
     out.append(": ", 2);
+}
+
+void append_snoop_fields(std::string& out, const SnoopEvent& event, const EventFormat& format,
+                         const std::vector<const Field*>& fields)
+{
     out.append(format.name);
     out += ':';
     for (const Field* f : fields) {
@@ -321,9 +325,16 @@ void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFor
     }
 }
 
+void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFormat& format,
+                       const std::vector<const Field*>& fields, std::string_view time)
+{
+    append_snoop_head(out, event, time);
+    append_snoop_fields(out, event, format, fields);
+}
+
 void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time_key,
-                       std::int64_t time_value)
+                       std::int64_t time_value, KernelText* kernel_text)
 {
     const tpsnoop_header& h = event.header;
     out += '{';
@@ -351,6 +362,8 @@ void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFor
             out += ',';
         append_json_key(out, fields[i]->name);
         decode_field(*fields[i], event.record).append_json(out);
+        if (kernel_text)
+            kernel_text->append_json_extras(out, format, *fields[i], event.record);
     }
     out.append("}}", 2);
 }

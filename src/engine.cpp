@@ -237,6 +237,33 @@ std::string KeyChoice::name() const
     }
 }
 
+const Field* KeyChoice::field_in(const EventFormat& format) const
+{
+    if (source != TPKIT_KEY_FIELD)
+        return nullptr;
+    const Field* f = nullptr;
+    for (const Field& candidate : format.fields)
+        if ((meaning == Meaning::syscall && is_syscall_number(format, candidate)) ||
+            (meaning == Meaning::error && is_syscall_return(format, candidate)))
+            f = &candidate;
+    return meaning == Meaning::value ? format.field(field) : f;
+}
+
+std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_root,
+                                         const std::vector<std::string>& patterns,
+                                         std::string_view filter, const KeyChoice& key,
+                                         std::size_t max_events)
+{
+    auto plans = plan_events(events_root, patterns, filter, max_events);
+    if (key.meaning != KeyChoice::Meaning::error)
+        return plans;
+    for (auto& plan : plans)
+        configure_key(plan.config, key, plan.format); // says which event has no `ret`
+    return plan_events(events_root, patterns,
+                       filter.empty() ? "ret < 0" : fmt::format("({}) && ret < 0", filter),
+                       max_events);
+}
+
 KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed)
 {
     KeyChoice key;
@@ -252,6 +279,16 @@ KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source>
         key.source = source;
         return key;
     }
+    // A syscall's number, a failed syscall's error: by name, whatever the field is called.
+    const std::pair<std::string_view, KeyChoice::Meaning> syscall_keys[] = {
+        {"syscall", KeyChoice::Meaning::syscall}, {"errno", KeyChoice::Meaning::error}};
+    for (const auto& [word, meaning] : syscall_keys)
+        if (by == word) {
+            key.source = TPKIT_KEY_FIELD;
+            key.field = std::string(word);
+            key.meaning = meaning;
+            return key;
+        }
     bool identifier = std::all_of(by.begin(), by.end(), [](char c) {
         return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     });
@@ -267,7 +304,14 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
     config.key_source = static_cast<std::uint8_t>(key.source);
     if (key.source != TPKIT_KEY_FIELD)
         return;
-    const Field& f = find_field(format, key.field);
+    if (key.meaning != KeyChoice::Meaning::value && !key.field_in(format))
+        throw Error(Exit::usage,
+                    fmt::format("--by {}: {} is no {}", key.field, event_label(format),
+                                key.meaning == KeyChoice::Meaning::syscall
+                                    ? "syscall event (syscalls:* or raw_syscalls:*)"
+                                    : "syscall exit (syscalls:sys_exit_* or raw_syscalls:sys_exit)"));
+    const Field& f = key.meaning == KeyChoice::Meaning::value ? find_field(format, key.field)
+                                                              : *key.field_in(format);
     switch (header_field(f)) {
     case HeaderField::none:
         break;
@@ -289,7 +333,17 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
 std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const EventFormat& format)
 {
     bool string_key = choice.source == TPKIT_KEY_COMM;
-    const Field* f = choice.source == TPKIT_KEY_FIELD ? format.field(choice.field) : nullptr;
+    const Field* f = choice.field_in(format);
+    auto value = static_cast<std::int64_t>(key.number);
+    if (choice.meaning == KeyChoice::Meaning::syscall)
+        return syscall_text(static_cast<std::uint32_t>(key.number));
+    if (choice.meaning == KeyChoice::Meaning::error) {
+        auto name = value < 0 && value >= -4095 ? errno_name(static_cast<int>(-value)) : std::nullopt;
+        return name ? std::string(*name) : std::to_string(-value);
+    }
+    if (f && is_syscall_return(format, *f))
+        if (auto error = syscall_error_text(value))
+            return *error;
     if (f && f->is_string())
         string_key = true;
     if (string_key)
@@ -317,7 +371,9 @@ bool key_is_number(const KeyChoice& choice, const EventFormat& format)
 {
     if (choice.source == TPKIT_KEY_COMM || choice.source == TPKIT_KEY_NONE)
         return false;
-    const Field* f = choice.source == TPKIT_KEY_FIELD ? format.field(choice.field) : nullptr;
+    const Field* f = choice.field_in(format);
+    if (choice.meaning != KeyChoice::Meaning::value || (f && is_syscall_return(format, *f)))
+        return false; // names ("read", "ENOENT", "-ENOENT")
     return !f || (!f->is_string() && !f->is_pointer());
 }
 

@@ -182,7 +182,11 @@ std::optional<Symbol> KernelSymbols::find(std::uint64_t address) const
                                  [](const Entry& e) { return e.address; });
     if (it == entries_.end())
         return std::nullopt;
-    return Symbol{&names_[it->name], address - it->address, &names_[it->module]};
+    Symbol symbol{&names_[it->name], address - it->address, &names_[it->module]};
+    auto next = std::find_if(it, entries_.end(), [&](const Entry& e) { return e.address != it->address; });
+    if (next != entries_.end())
+        symbol.size = next->address - it->address;
+    return symbol;
 }
 
 std::vector<std::uint64_t> KernelSymbols::addresses_of(std::string_view name) const

@@ -123,4 +123,27 @@ int parse_errno(std::string_view text)
                                          text));
 }
 
+std::optional<std::string> syscall_error_text(std::int64_t ret)
+{
+    if (ret >= 0 || ret < -4095)
+        return std::nullopt;
+    if (auto name = errno_name(static_cast<int>(-ret)))
+        return "-" + std::string(*name);
+    return std::to_string(ret);
+}
+
+bool is_syscall_return(const EventFormat& format, const Field& f)
+{
+    if (f.name != "ret")
+        return false;
+    return (format.system == "syscalls" && format.name.starts_with("sys_exit_")) ||
+           (format.system == "raw_syscalls" && format.name == "sys_exit");
+}
+
+bool is_syscall_number(const EventFormat& format, const Field& f)
+{
+    return (format.system == "syscalls" && f.name == "__syscall_nr") ||
+           (format.system == "raw_syscalls" && f.name == "id");
+}
+
 } // namespace tpkit

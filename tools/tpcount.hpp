@@ -124,7 +124,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     };
     auto state = std::make_shared<State>();
     state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
-    state->plans = plan_events(live_events_root(), options.events, options.filter);
+    state->plans = plan_keyed_events(live_events_root(), options.events, options.filter, state->key);
     const auto& key = state->key;
     const auto& plans = state->plans;
     for (auto& plan : state->plans)

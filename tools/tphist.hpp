@@ -155,7 +155,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     };
     auto state = std::make_shared<State>();
     state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
-    state->plans = plan_events(live_events_root(), {options.event}, options.filter, 1);
+    state->plans = plan_keyed_events(live_events_root(), {options.event}, options.filter, state->key, 1);
     const KeyChoice& key = state->key;
     EventPlan& plan = state->plans.at(0);
     configure_value(plan.config, plan.format, options.field);

@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, trace_pipe style
+constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, as the kernel's trace_pipe prints it
   tpsnoop syscalls:sys_enter_openat -f filename --comm bash
   tpsnoop 'sched:sched_process_*' --json        # several events at once, one JSON object each
   tpsnoop syscalls:sys_enter_read --filter 'count > 65536 && fd != 0'
@@ -32,11 +32,14 @@ class SnoopPrinter {
 public:
     SnoopPrinter(const tpkit::CommonOptions& common, const std::vector<tpkit::EventPlan>& plans,
                  const std::vector<std::string>& selected)
-        : common_(common)
+        : common_(common), raw_fields_(!selected.empty())
     {
-        for (const auto& plan : plans)
+        for (const auto& plan : plans) {
             events_.emplace(plan.format.id,
                             Event{&plan.format, tpkit::fields_to_print(plan.format, selected)});
+            kernel_text_.add_file(plan.format, tpkit::live_events_root() / plan.name.system /
+                                                   plan.name.event / "format");
+        }
     }
 
     void print(std::span<const std::byte> data)
@@ -51,7 +54,7 @@ public:
         std::uint64_t ns = event.header.timestamp_ns;
         if (common_.json) {
             tpkit::append_snoop_json(lines_, event, *e.format, e.fields, "time_ns",
-                                     clock_.realtime_ns(ns));
+                                     clock_.realtime_ns(ns), &kernel_text_);
         } else {
             // trace_pipe shows seconds of its clock; -T, seconds since tpsnoop started.
             char time[48];
@@ -60,8 +63,11 @@ public:
                                               clock_.seconds_since_start(ns)).out
                            : fmt::format_to_n(time, sizeof(time), "{}.{:06}", ns / 1'000'000'000,
                                               ns % 1'000'000'000 / 1000).out;
-            tpkit::append_snoop_text(lines_, event, *e.format, e.fields,
-                                     std::string_view(time, end - time));
+            tpkit::append_snoop_head(lines_, event, std::string_view(time, end - time));
+            // The kernel's text unless -f asks for fields; the fields too when libtraceevent
+            // cannot follow the event's print fmt.
+            if (raw_fields_ || !kernel_text_.append(lines_, *e.format, event.record))
+                tpkit::append_snoop_fields(lines_, event, *e.format, e.fields);
         }
         lines_ += '\n';
         if (lines_.size() >= write_threshold)
@@ -74,7 +80,9 @@ private:
         std::vector<const tpkit::Field*> fields;
     };
     const tpkit::CommonOptions& common_;
+    bool raw_fields_;
     std::map<std::uint32_t, Event> events_;
+    tpkit::KernelText kernel_text_;
     tpkit::MonotonicClock clock_;
     static constexpr std::size_t write_threshold = 64 * 1024;
     tpkit::Output& out_ = tpkit::standard_output();
@@ -85,14 +93,17 @@ private:
 
 int main(int argc, char** argv)
 {
-    tpkit::Cli cli("tpsnoop", "Print the events of any tracepoints, decoded from their format.",
+    tpkit::Cli cli("tpsnoop",
+                   "Print the events of any tracepoints as the kernel's trace output does, decoded "
+                   "from their format.",
                    examples);
     Options options;
     cli.app().add_option("--filter", options.filter,
                          "only events matching this expression (the kernel's filter grammar)");
     cli.app()
         .add_option("-f,--fields", options.fields,
-                    "print only these fields (FIELD,FIELD...); common_pid is the thread and "
+                    "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
+                    "of the event; common_pid is the thread and "
                     "common_type the event ID, common_flags and common_preempt_count are not "
                     "visible to BPF")
         ->delimiter(',');

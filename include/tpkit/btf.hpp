@@ -56,6 +56,9 @@ public:
     // The enumerators of the enum NAME (its value → its name), or nothing when BTF has no such
     // enum: the numbers of an enum such as skb_drop_reason differ between kernels.
     std::optional<std::map<std::int64_t, std::string>> enum_values(std::string_view name) const;
+    // Every enumerator of every enum (the first of a name), by name: the values of constants a
+    // print fmt names.
+    std::map<std::string, std::int64_t, std::less<>> enumerators() const;
     // Names of every struct whose name starts with PREFIX, sorted.
     std::vector<std::string> struct_names(std::string_view prefix) const;
     // Parameters of the function prototype a typedef points to (btf_trace_<event>), or nothing

@@ -6,6 +6,7 @@
 
 #include "tpkit/engine.h"
 #include "tpkit/format.hpp"
+#include "tpkit/kernel_text.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -64,14 +65,20 @@ struct SnoopEvent {
 // The line writers append to OUT (no newline) so that a reader reuses one buffer for all
 // events: no allocation per event once it has grown.
 
-// "comm-tid [cpu] TIME: event: a=1 b=x", TIME given by the caller (trace_pipe's layout).
+// "comm-tid [cpu] TIME: ", TIME given by the caller (trace_pipe's layout before the event).
+void append_snoop_head(std::string& out, const SnoopEvent& event, std::string_view time);
+// The raw field view: "event: a=1 b=x".
+void append_snoop_fields(std::string& out, const SnoopEvent& event, const EventFormat& format,
+                         const std::vector<const Field*>& fields);
+// The head, then the raw field view.
 void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time);
 
 // {"time":…,"event":"sys:event","comm":…,"pid":…,"tid":…,"cpu":…,"fields":{FIELD:VALUE,…}}; time_key and
-// time_value are given by the caller (a number).
+// time_value are given by the caller (a number). With KERNEL_TEXT, each field the kernel prints
+// as a name is followed by that name (KernelText::append_json_extras: "newstate_sym":…).
 void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time_key,
-                       std::int64_t time_value);
+                       std::int64_t time_value, KernelText* kernel_text = nullptr);
 
 } // namespace tpkit

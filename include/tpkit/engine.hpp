@@ -69,10 +69,23 @@ bool is_numeric(const Field& f);
 
 // What --by names: comm, pid, tid, cpu, or a field of the event(s).
 struct KeyChoice {
+    // What a field key stands for: the field's value, or (--by syscall, --by errno) the syscall
+    // number or the failed syscall's error, of each event's own field, shown by name.
+    enum class Meaning { value, syscall, error };
     tpkit_key_source source = TPKIT_KEY_NONE;
     std::string field; // TPKIT_KEY_FIELD only
+    Meaning meaning = Meaning::value;
     std::string name() const; // column heading: "comm", "pid", the field's name
+    // The field a field key reads in FORMAT; null when it has none.
+    const Field* field_in(const EventFormat& format) const;
 };
+
+// plan_events() for a tool keyed by KEY: with --by errno, failed syscalls only (`ret < 0` added
+// to FILTER), once every event is known to be a syscall exit (else Error(usage) saying so).
+std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_root,
+                                         const std::vector<std::string>& patterns,
+                                         std::string_view filter, const KeyChoice& key,
+                                         std::size_t max_events = 1024);
 
 // Parses --by (empty: no key). `allowed` lists the generic keys the tool takes.
 KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed);

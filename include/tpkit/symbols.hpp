@@ -26,6 +26,9 @@ struct Symbol {
     std::string name;
     std::uint64_t offset = 0;
     std::string module;
+    // Bytes from its start to the next function's (kernel functions only; 0 when last): what the
+    // kernel's %pS prints after the offset.
+    std::uint64_t size = 0;
 };
 
 // How stacks print a frame: "name", or "name+0x1a" with offsets; "[libc.so.6+0x1234]" for a

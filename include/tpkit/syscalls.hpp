@@ -4,6 +4,8 @@
 // turned into a table at build time (cmake/gen-syscall-table.cmake); errno names from glibc.
 #pragma once
 
+#include "tpkit/format.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -41,5 +43,15 @@ std::optional<int> errno_number(std::string_view name);
 // An error number given on the command line, by name ("ENOENT") or number (1..4095, the range
 // syscalls return); Error(usage) otherwise.
 int parse_errno(std::string_view text);
+
+// A syscall's return as strace shows an error: "-ENOENT" for -2 ("-4094" for an error glibc has
+// no name for); nullopt when it is no error (0 and up, or below -4095: an address).
+std::optional<std::string> syscall_error_text(std::int64_t ret);
+
+// Whether field F of FORMAT is a syscall's return value (`ret` of sys_exit_* and
+// raw_syscalls:sys_exit), a syscall's number (`__syscall_nr` of syscalls:*, `id` of
+// raw_syscalls:*).
+bool is_syscall_return(const EventFormat& format, const Field& f);
+bool is_syscall_number(const EventFormat& format, const Field& f);
 
 } // namespace tpkit

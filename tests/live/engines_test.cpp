@@ -380,7 +380,8 @@ TEST(TpsnoopLive, TracePipeStyleLines)
     // Markers must pass --comm too: they have the batch's name.
     auto [lines, batch] = snoop_forks({"--comm", "tpkit-text"}, "tpkit-text", "tpkit-text");
     for (pid_t child : batch.children) {
-        std::string tail = "sched_process_fork: parent_comm=tpkit-text parent_pid=" +
+        // The kernel's print fmt: the parent as comm= and pid=.
+        std::string tail = "sched_process_fork: comm=tpkit-text pid=" +
                            std::to_string(batch.forker) + " child_comm=tpkit-text child_pid=" +
                            std::to_string(child);
         std::string head = "tpkit-text-" + std::to_string(batch.forker);

@@ -61,6 +61,12 @@ public:
         return text.str();
     }
 
+    // A trace option of this instance only (options/NAME): "hash-ptr", "0".
+    void set_option(const std::string& name, const std::string& value)
+    {
+        std::ofstream(dir_ / "options" / name) << value << std::flush;
+    }
+
     void enable(const std::string& system, const std::string& event, bool on)
     {
         touched_.emplace_back(system, event);

@@ -6,6 +6,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -231,4 +234,169 @@ TEST(Decode, FieldsOutsideTheRecordAreMissingEvenWhenOffsetPlusSizeWraps)
                                   record)
                   .str(),
               "AAAA");
+}
+
+// The kernel's own text (KernelText): the reference kernels' print fmts through libtraceevent,
+// with the kernel's symbols, enumerators and syscall form.
+namespace {
+
+class KernelTextOf {
+public:
+    explicit KernelTextOf(const char* kernel)
+        : kernel_(kernel),
+          text_(fs::path(TPKIT_TEST_DATA) / "symbols" / "kallsyms",
+                fs::path(TPKIT_TEST_DATA) / "btf" / (std::string(kernel) + ".btf.gz"))
+    {
+    }
+    const tpkit::EventFormat& event(const char* system, const char* name)
+    {
+        formats_.push_back(std::make_unique<tpkit::EventFormat>(format(kernel_, system, name)));
+        text_.add_file(*formats_.back(),
+                       fs::path(TPKIT_FORMATS_DIR) / kernel_ / system / name / "format");
+        return *formats_.back();
+    }
+    std::string text(const tpkit::EventFormat& f, const Record& r)
+    {
+        std::string out = "kept|";
+        EXPECT_TRUE(text_.append(out, f, r.span()));
+        return out.substr(5);
+    }
+    std::string extras(const tpkit::EventFormat& f, const Record& r, const char* field)
+    {
+        std::string out;
+        text_.append_json_extras(out, f, *f.field(field), r.span());
+        return out;
+    }
+    tpkit::KernelText& kernel_text() { return text_; }
+
+private:
+    const char* kernel_;
+    tpkit::KernelText text_;
+    std::vector<std::unique_ptr<tpkit::EventFormat>> formats_;
+};
+
+} // namespace
+
+TEST(KernelText, SymbolicNamesAddressesAndFlagsOn618)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& tcp = kernel.event("sock", "inet_sock_set_state");
+    Record r(tcp);
+    r.num("common_type", tcp.id).num("skaddr", 0xffff888100001000).num("oldstate", 7);
+    r.num("newstate", 10).num("sport", 8080).num("dport", 0).num("family", 2).num("protocol", 6);
+    r.num("saddr", 0x0100007f).num("daddr", 0x0100007f);
+    const std::uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+    std::memcpy(r.bytes().data() + tcp.field("saddr_v6")->offset, mapped, 16);
+    std::memcpy(r.bytes().data() + tcp.field("daddr_v6")->offset, mapped, 16);
+    EXPECT_EQ(kernel.text(tcp, r),
+              "inet_sock_set_state: family=AF_INET protocol=IPPROTO_TCP sport=8080 dport=0 "
+              "saddr=127.0.0.1 daddr=127.0.0.1 saddrv6=::ffff:127.0.0.1 daddrv6=::ffff:127.0.0.1 "
+              "oldstate=TCP_CLOSE newstate=TCP_LISTEN");
+    EXPECT_EQ(kernel.extras(tcp, r, "newstate"), R"(,"newstate_sym":"TCP_LISTEN")");
+    EXPECT_EQ(kernel.extras(tcp, r, "family"), R"(,"family_sym":"AF_INET")");
+    EXPECT_EQ(kernel.extras(tcp, r, "sport"), "");
+
+    const auto& softirq = kernel.event("irq", "softirq_entry");
+    Record s(softirq);
+    s.num("common_type", softirq.id).num("vec", 7);
+    EXPECT_EQ(kernel.text(softirq, s), "softirq_entry: vec=7 [action=SCHED]");
+
+    // %pS through kallsyms with the function's size, %p as 16 hex digits, __print_flags.
+    const auto& kmalloc = kernel.event("kmem", "kmalloc");
+    Record k(kmalloc);
+    k.num("common_type", kmalloc.id).num("call_site", 0xffffffff81c3b010).num("ptr", 0xffff8881d77adba0);
+    k.num("bytes_req", 96).num("bytes_alloc", 128).num("gfp_flags", 3520).num("node", -1);
+    std::string line = kernel.text(kmalloc, k);
+    EXPECT_EQ(line.substr(0, line.find(" node=")),
+              "kmalloc: call_site=schedule+0x10/0x100 ptr=ffff8881d77adba0 bytes_req=96 "
+              "bytes_alloc=128 gfp_flags=GFP_KERNEL|__GFP_ZERO");
+    EXPECT_EQ(kernel.extras(kmalloc, k, "call_site"), R"(,"call_site_sym":"schedule+0x10/0x100")");
+    EXPECT_EQ(kernel.extras(kmalloc, k, "gfp_flags"), R"(,"gfp_flags_sym":"GFP_KERNEL|__GFP_ZERO")");
+    k.num("gfp_flags", 0).num("ptr", 0).num("call_site", 0xffffffffc0a01410);
+    line = kernel.text(kmalloc, k);
+    EXPECT_NE(line.find("call_site=ext4_sync_fs+0x10/0xfec00 [ext4] ptr=0000000000000000 "), std::string::npos)
+        << line;
+    EXPECT_NE(line.find(" gfp_flags=none "), std::string::npos) << line;
+    EXPECT_EQ(kernel.extras(kmalloc, k, "gfp_flags"), R"(,"gfp_flags_sym":"none")");
+}
+
+TEST(KernelText, EnumeratorsFromBtfAndDeviceNumbersOn618)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& issue = kernel.event("block", "block_rq_issue");
+    Record r(issue);
+    r.num("common_type", issue.id).num("dev", (7u << 20) | 3).num("sector", 2048).num("nr_sector", 8);
+    r.num("bytes", 4096).num("ioprio", (2 << 13) | 4).chars("rwbs", "RS").chars("comm", "dd");
+    r.dynamic("cmd", "");
+    EXPECT_EQ(kernel.text(issue, r), "block_rq_issue: 7,3 RS 4096 () 2048 + 8 be,0,4 [dd]");
+}
+
+TEST(KernelText, SyscallsInTheKernelsOwnForm)
+{
+    KernelTextOf kernel("linux-6.18");
+    kernel.kernel_text().set_syscall_args(tpkit::KernelText::SyscallArgs::decimal_below_10);
+    const auto& enter = kernel.event("syscalls", "sys_enter_openat");
+    Record r(enter);
+    r.num("common_type", enter.id).num("__syscall_nr", 257).num("dfd", 0xffffff9c);
+    r.num("filename", 0x7ffd4f1eaa80).num("flags", 0x241).num("mode", 0);
+    EXPECT_EQ(kernel.text(enter, r),
+              "sys_openat(dfd: 0xffffff9c, filename: 0x7ffd4f1eaa80, flags: 0x241, mode: 0)");
+    EXPECT_EQ(kernel.extras(enter, r, "__syscall_nr"), R"(,"__syscall_nr_sym":"openat")");
+    r.num("mode", 9).num("flags", 10);
+    EXPECT_EQ(kernel.text(enter, r),
+              "sys_openat(dfd: 0xffffff9c, filename: 0x7ffd4f1eaa80, flags: 0xa, mode: 9)");
+    kernel.kernel_text().set_syscall_args(tpkit::KernelText::SyscallArgs::hex); // before 6.18
+    EXPECT_EQ(kernel.text(enter, r), "sys_openat(dfd: ffffff9c, filename: 7ffd4f1eaa80, flags: a, mode: 9)");
+
+    const auto& exit = kernel.event("syscalls", "sys_exit_openat");
+    Record e(exit);
+    e.num("common_type", exit.id).num("__syscall_nr", 257).num("ret", static_cast<std::uint64_t>(-2));
+    EXPECT_EQ(kernel.text(exit, e), "sys_openat -> 0xfffffffffffffffe");
+    EXPECT_EQ(kernel.extras(exit, e, "ret"), R"(,"ret_sym":"-ENOENT")");
+    e.num("ret", 3);
+    EXPECT_EQ(kernel.text(exit, e), "sys_openat -> 0x3");
+    EXPECT_EQ(kernel.extras(exit, e, "ret"), "");
+
+    const auto& raw = kernel.event("raw_syscalls", "sys_exit");
+    Record x(raw);
+    x.num("common_type", raw.id).num("id", 0).num("ret", static_cast<std::uint64_t>(-13));
+    EXPECT_EQ(kernel.text(raw, x), "sys_exit: NR 0 = -13");
+    EXPECT_EQ(kernel.extras(raw, x, "id"), R"(,"id_sym":"read")");
+    EXPECT_EQ(kernel.extras(raw, x, "ret"), R"(,"ret_sym":"-EACCES")");
+}
+
+TEST(KernelText, ForkAndExitOn61)
+{
+    KernelTextOf kernel("linux-6.1");
+    const auto& fork = kernel.event("sched", "sched_process_fork");
+    Record r(fork);
+    r.num("common_type", fork.id).chars("parent_comm", "bash").num("parent_pid", 10);
+    r.chars("child_comm", "bash").num("child_pid", 11);
+    EXPECT_EQ(kernel.text(fork, r), "sched_process_fork: comm=bash pid=10 child_comm=bash child_pid=11");
+    const auto& sw = kernel.event("sched", "sched_switch");
+    Record s(sw);
+    s.num("common_type", sw.id).chars("prev_comm", "bash").num("prev_pid", 10).num("prev_prio", 120);
+    s.num("prev_state", 1).chars("next_comm", "swapper/1").num("next_pid", 0).num("next_prio", 120);
+    EXPECT_EQ(kernel.text(sw, s), "sched_switch: prev_comm=bash prev_pid=10 prev_prio=120 prev_state=S "
+                                  "==> next_comm=swapper/1 next_pid=0 next_prio=120");
+}
+
+TEST(KernelText, JsonCarriesTheNamesBesideTheValues)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& tcp = kernel.event("sock", "inet_sock_set_state");
+    Record r(tcp);
+    r.num("common_type", tcp.id).num("oldstate", 7).num("newstate", 10).num("family", 2).num("protocol", 6);
+    tpsnoop_header h{};
+    h.pid = h.tid = 5;
+    std::memcpy(h.comm, "nc", 2);
+    h.record_size = static_cast<std::uint32_t>(r.span().size());
+    auto data = transport_record(h, r);
+    tpkit::SnoopEvent event;
+    ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+    std::string line;
+    tpkit::append_snoop_json(line, event, tcp, tpkit::fields_to_print(tcp, {"newstate", "sport"}),
+                             "time_ns", 1, &kernel.kernel_text());
+    EXPECT_EQ(line, R"({"time_ns":1,"event":"sock:inet_sock_set_state","comm":"nc","pid":5,"tid":5,)"
+                    R"("cpu":0,"fields":{"newstate":10,"newstate_sym":"TCP_LISTEN","sport":0}})");
 }

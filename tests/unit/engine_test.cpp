@@ -278,6 +278,49 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     EXPECT_FALSE(tpkit::key_is_number(key, fork));
 }
 
+TEST(EngineKeys, SyscallsAndErrorsByName)
+{
+    using tpkit::parse_key;
+    auto raw_enter = format("linux-6.18", "raw_syscalls", "sys_enter");
+    auto raw_exit = format("linux-6.18", "raw_syscalls", "sys_exit");
+    auto openat = format("linux-6.18", "syscalls", "sys_exit_openat");
+    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto by_syscall = parse_key("syscall", {});
+    auto by_errno = parse_key("errno", {});
+    EXPECT_EQ(by_syscall.name(), "syscall");
+    EXPECT_EQ(by_errno.name(), "errno");
+    // Each event's own field: raw_syscalls' id, syscalls:*'s __syscall_nr, the exits' ret.
+    EXPECT_EQ(by_syscall.field_in(raw_enter), raw_enter.field("id"));
+    EXPECT_EQ(by_syscall.field_in(openat), openat.field("__syscall_nr"));
+    EXPECT_EQ(by_errno.field_in(raw_exit), raw_exit.field("ret"));
+    EXPECT_EQ(by_errno.field_in(raw_enter), nullptr);
+    tpkit_engine_config config{};
+    tpkit::configure_key(config, by_syscall, raw_enter);
+    EXPECT_EQ(config.key_field.offset, raw_enter.field("id")->offset);
+    tpkit::configure_key(config, by_errno, openat);
+    EXPECT_EQ(config.key_field.offset, openat.field("ret")->offset);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, by_syscall, fork); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, by_errno, raw_enter); }), Exit::usage);
+
+    tpkit_engine_key k{};
+    k.number = 0;
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, raw_enter), "read");
+    k.number = 257;
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, openat), "openat");
+    k.number = 4000;
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, openat), "[unknown: 4000]");
+    k.number = static_cast<std::uint64_t>(-2);
+    EXPECT_EQ(tpkit::key_text(k, by_errno, openat), "ENOENT");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), openat), "-ENOENT");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), raw_exit), "-ENOENT");
+    k.number = 3;
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), openat), "3");
+    EXPECT_FALSE(tpkit::key_is_number(by_syscall, raw_enter));
+    EXPECT_FALSE(tpkit::key_is_number(by_errno, openat));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("ret", {}), openat));
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("id", {}), raw_enter));
+}
+
 TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)
 {
     tpkit_engine_config config{};

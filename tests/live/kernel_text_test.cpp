@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// tpsnoop's text against the kernel's own: one workload process (a fork, a failing openat, a
+// sleep, a refused TCP connect, a direct read of a loop device, kmalloc all along) is traced by
+// tpsnoop and by a private trace instance at once, both for the workload's comm only, and each
+// event's text after "TIME: " must be the same, byte for byte. The instance has hash-ptr off:
+// tpkit shows pointers unhashed, as the kernel does then.
+#include "live.hpp"
+#include "loop_device.hpp"
+#include "tool_run.hpp"
+#include "trace_instance.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <thread>
+
+using namespace std::chrono_literals;
+using tpkit::live::ToolRun;
+
+namespace {
+
+constexpr const char* workload_comm = "tpkit-kerntext";
+
+const std::vector<std::pair<std::string, std::string>> compared_events = {
+    {"sched", "sched_switch"},         {"sched", "sched_process_exit"},
+    {"sched", "sched_process_fork"},   {"sock", "inet_sock_set_state"},
+    {"skb", "kfree_skb"},              {"irq", "softirq_entry"},
+    {"signal", "signal_generate"},     {"syscalls", "sys_enter_openat"},
+    {"syscalls", "sys_exit_openat"},   {"task", "task_newtask"},
+    {"block", "block_rq_issue"},       {"kmem", "kmalloc"},
+    {"raw_syscalls", "sys_exit"},
+};
+
+// A TCP port on 127.0.0.1 that nothing listens on: one the kernel just gave out and took back.
+std::uint16_t closed_port()
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    close(fd);
+    return ntohs(addr.sin_port);
+}
+
+void run_workload(const std::string& disk, std::uint16_t port)
+{
+    for (int i = 0; i < 3; i++)
+        open("/nonexistent/tpkit-kerntext", O_RDONLY);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    waitpid(child, nullptr, 0);
+    std::this_thread::sleep_for(20ms);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)); // refused
+    close(fd);
+    tpkit::live::read_direct(disk, {{0, 4096}, {65536, 8192}});
+}
+
+// The text after "TIME: " of each line: the event as its print fmt shows it.
+std::vector<std::string> event_texts(const std::vector<std::string>& lines)
+{
+    std::vector<std::string> texts;
+    for (const std::string& line : lines) {
+        std::size_t cpu_end = line.find("] ");
+        std::size_t at = cpu_end == std::string::npos ? cpu_end : line.find(": ", cpu_end);
+        if (at != std::string::npos)
+            texts.push_back(line.substr(at + 2));
+    }
+    std::sort(texts.begin(), texts.end());
+    return texts;
+}
+
+// "sched_switch" for "sched_switch: prev_comm=…", "sys_openat" for "sys_openat(…)".
+std::string event_of(const std::string& text)
+{
+    return text.substr(0, std::min(text.find(": "), text.find_first_of("( ")));
+}
+
+} // namespace
+
+TEST(TpsnoopLive, TextIsTheKernelsOwnByteForByte)
+{
+    TPKIT_REQUIRE_LIVE();
+    tpkit::live::LoopDevice disk;
+    std::uint16_t port = closed_port();
+
+    std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "--comm", workload_comm};
+    for (const auto& [system, event] : compared_events)
+        argv.push_back(system + ":" + event);
+    ToolRun tool(argv);
+    ASSERT_TRUE(tool.wait_until_attached(compared_events.size(), 20s)) << tool.stderr_text();
+
+    std::vector<std::string> kernel_lines;
+    {
+        tpkit::live::TraceInstance instance("kerntext");
+        instance.set_option("hash-ptr", "0");
+        for (const auto& [system, event] : compared_events) {
+            ASSERT_EQ(instance.set_filter(system, event, std::string("COMM == \"") + workload_comm + "\""), "");
+            instance.enable(system, event, true);
+        }
+        pid_t workload = tpkit::live::start_child(workload_comm, [&] { run_workload(disk.path(), port); });
+        ASSERT_EQ(tpkit::live::reap(workload), 0);
+        for (const auto& [system, event] : compared_events)
+            instance.enable(system, event, false);
+        kernel_lines = instance.take_lines();
+    }
+    std::this_thread::sleep_for(300ms); // tpsnoop's last events reach its output
+    ASSERT_EQ(tool.stop(SIGINT), 0);
+
+    auto kernel = event_texts(kernel_lines);
+    auto ours = event_texts(tool.lines());
+    std::map<std::string, int> kernel_events;
+    for (const std::string& text : kernel)
+        kernel_events[event_of(text)]++;
+    for (const char* name : {"sched_switch", "sched_process_exit", "sched_process_fork",
+                             "inet_sock_set_state", "kfree_skb", "softirq_entry", "signal_generate",
+                             "sys_openat", "task_newtask", "block_rq_issue", "kmalloc", "sys_exit"})
+        EXPECT_GT(kernel_events[name], 0) << name << " did not happen in the workload";
+    // Line by line where they differ, for a readable failure.
+    std::vector<std::string> only_kernel, only_ours;
+    std::set_difference(kernel.begin(), kernel.end(), ours.begin(), ours.end(),
+                        std::back_inserter(only_kernel));
+    std::set_difference(ours.begin(), ours.end(), kernel.begin(), kernel.end(),
+                        std::back_inserter(only_ours));
+    EXPECT_EQ(only_kernel, std::vector<std::string>{}) << "printed by the kernel, not by tpsnoop";
+    EXPECT_EQ(only_ours, std::vector<std::string>{}) << "printed by tpsnoop, not by the kernel";
+    EXPECT_EQ(kernel.size(), ours.size());
+}
