@@ -13,6 +13,7 @@
 #include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tphist.skel.h"
+#include "engine_hists.hpp"
 
 #include <fmt/core.h>
 
@@ -56,54 +57,16 @@ class HistCollector {
 public:
     HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
                   tphist_bpf& skel)
-        : plan_(plan), key_(key), options_(options), skel_(skel),
-          keyed_(keyed_histograms(skel, plan.config.hist_layout))
+        : plan_(plan), options_(options), skel_(skel),
+          hists_(skel, "tphist", plan.config, key, plan.format)
     {
-    }
-
-    // The keyed maps of the layout in use.
-    static SwappedMap keyed_histograms(tphist_bpf& skel, std::uint8_t layout)
-    {
-        switch (layout) {
-        case TPKIT_HIST_LOGLINEAR:
-            return {skel.maps.loglinear_by_key, skel.maps.loglinear_by_key_a,
-                    skel.maps.loglinear_by_key_b};
-        case TPKIT_HIST_LINEAR:
-            return {skel.maps.linear_by_key, skel.maps.linear_by_key_a, skel.maps.linear_by_key_b};
-        default:
-            return {skel.maps.log2_by_key, skel.maps.log2_by_key_a, skel.maps.log2_by_key_b};
-        }
     }
 
     // The histograms since the previous call.
     Reading collect()
     {
-        const auto& config = plan_.config;
         Reading reading;
-        auto metric = [&](Histogram hist, std::vector<Label> labels) {
-            labels.insert(labels.begin(), {"event", plan_.name.str()});
-            reading.metrics.push_back({options_.field, "", "", std::move(labels), std::move(hist)});
-        };
-        if (key_.source == TPKIT_KEY_NONE) {
-            auto slots = sum_percpu_array(total_map()).at(0);
-            previous_.resize(slots.size());
-            std::vector<std::uint64_t> delta(slots.size());
-            for (std::size_t i = 0; i < slots.size(); i++)
-                delta[i] = slots[i] - std::exchange(previous_[i], slots[i]);
-            metric(histogram_from_slots(config, delta), {});
-        } else {
-            std::vector<std::pair<std::string, Histogram>> hists;
-            for (const auto& entry : keyed_.drain()) {
-                const auto k = entry.key_as<tpkit_engine_key>();
-                note_cut_key("tphist", k, key_);
-                hists.emplace_back(key_text(k, key_, plan_.format),
-                                   histogram_from_slots(config, entry.counters));
-            }
-            std::sort(hists.begin(), hists.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
-            for (auto& [text, hist] : hists)
-                metric(std::move(hist), {{key_.name(), text}});
-        }
+        hists_.collect_into(reading, plan_.name.str(), options_.field, "");
         report_outside();
         return reading;
     }
@@ -111,18 +74,6 @@ public:
     std::uint64_t uncounted() const { return negatives_.seen() + missed_.total(); }
 
 private:
-    bpf_map* total_map() const
-    {
-        switch (plan_.config.hist_layout) {
-        case TPKIT_HIST_LOGLINEAR:
-            return skel_.maps.loglinear_total;
-        case TPKIT_HIST_LINEAR:
-            return skel_.maps.linear_total;
-        default:
-            return skel_.maps.log2_total;
-        }
-    }
-
     // Values no bucket holds are said, on stderr, rather than dropped in silence.
     void report_outside()
     {
@@ -132,11 +83,9 @@ private:
     }
 
     const EventPlan& plan_;
-    const KeyChoice& key_;
     Options options_;
     tphist_bpf& skel_;
-    SwappedMap keyed_;
-    std::vector<std::uint64_t> previous_;
+    EngineHists hists_;
     CounterWatch negatives_{skel_.maps.negatives};
     MissedWatch missed_{"tphist", skel_.maps.tpkit_missed,
                         fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
@@ -175,7 +124,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     skel->rodata->tpkit_config = plan.config;
     apply_task_filters(*skel, cli.options());
     if (key.source != TPKIT_KEY_NONE)
-        HistCollector::keyed_histograms(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
+        EngineHists::keyed_maps(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
     raise_fd_limit_for(1, skel->obj);
     skel.load();
     state->link = attach_tracepoint(skel->progs.hist_event, plan.name.system, plan.name.event);
