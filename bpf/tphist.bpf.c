@@ -11,6 +11,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Values of a signed field below zero: outside every bucket, counted here. */
 TPKIT_COUNTER(negatives);
 
+/* The value measured: field * multiplier / divisor ('nr_sector*512', --unit us of a field in
+ * nanoseconds), set by user space before load. A product past 2^64 - 1 stays there (the top
+ * bucket). */
+const volatile __u64 tphist_multiplier = 1;
+const volatile __u64 tphist_divisor = 1;
+/* (2^64 - 1) / tphist_multiplier, from user space: the largest value that multiplies without
+ * overflow (clang would turn the division here into a 128-bit multiply BPF does not have). */
+const volatile __u64 tphist_multiply_limit = ~0ULL;
+
 SEC("tracepoint")
 int hist_event(void *ctx)
 {
@@ -24,6 +33,10 @@ int hist_event(void *ctx)
 		tpkit_count(&negatives);
 		return 0;
 	}
+	if (tphist_multiplier > 1)
+		value = value > tphist_multiply_limit ? ~0ULL : value * tphist_multiplier;
+	if (tphist_divisor > 1)
+		value /= tphist_divisor;
 	if (tpkit_config.key_source != TPKIT_KEY_NONE)
 		tpkit_engine_key(ctx, &key);
 	tpkit_engine_hist_add(&key, value);

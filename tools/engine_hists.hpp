@@ -7,12 +7,34 @@
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tpkit {
+
+// --unit of the histogram engines, "ns", "us" or "ms": nanoseconds per unit; anything else →
+// Error(usage).
+inline std::uint64_t time_unit_ns(std::string_view unit)
+{
+    if (unit == "ns")
+        return 1;
+    if (unit == "us")
+        return 1000;
+    if (unit == "ms")
+        return 1000000;
+    throw Error(Exit::usage, fmt::format("bad --unit '{}': expected ns, us or ms", unit));
+}
+
+// The unit as bcc's latency tools name it: "nsecs", "usecs", "msecs".
+inline std::string time_unit_name(std::string_view unit)
+{
+    return fmt::format("{}secs", unit.substr(0, 1));
+}
 
 class EngineHists {
 public:

@@ -18,6 +18,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -26,7 +27,8 @@ namespace tpkit::tphist {
 
 struct Options {
     std::string event;
-    std::string field;
+    std::string field; // FIELD, FIELD*N or FIELD/N
+    std::string unit;  // --unit ns|us|ms of a field in nanoseconds; empty: the field's own
     std::string linear;
     unsigned loglinear = 0;
     std::string by;
@@ -53,6 +55,62 @@ inline LinearRange parse_linear(const std::string& text)
     return linear_range(v[0], v[1], v[2]);
 }
 
+// What tphist measures: a field times or divided by a constant.
+struct ValueExpr {
+    std::string field;
+    std::uint64_t multiplier = 1;
+    std::uint64_t divisor = 1;
+};
+
+// "FIELD", "FIELD*N" or "FIELD/N" (N a positive integer).
+inline ValueExpr parse_value(std::string_view text)
+{
+    auto trim = [](std::string_view t) {
+        while (!t.empty() && t.front() == ' ')
+            t.remove_prefix(1);
+        while (!t.empty() && t.back() == ' ')
+            t.remove_suffix(1);
+        return t;
+    };
+    ValueExpr value;
+    std::size_t op = text.find_first_of("*/");
+    value.field = std::string(trim(text.substr(0, op)));
+    if (op == std::string_view::npos)
+        return value;
+    std::string_view number = trim(text.substr(op + 1));
+    bool digits = !number.empty() && number.size() <= 19 &&
+                  number.find_first_not_of("0123456789") == std::string_view::npos;
+    std::uint64_t n = digits ? std::stoull(std::string(number)) : 0;
+    if (value.field.empty() || n == 0)
+        throw Error(Exit::usage, fmt::format("bad value '{}': expected FIELD, FIELD*N or FIELD/N "
+                                             "with N a positive integer",
+                                             text));
+    (text[op] == '*' ? value.multiplier : value.divisor) = n;
+    return value;
+}
+
+// Whether the event says its field NAME is in nanoseconds: a name ending in "_ns" or "_nsec",
+// or a print format that writes "NAME=%… [ns]" (sched_stat_runtime's runtime).
+inline bool in_nanoseconds(const EventFormat& format, std::string_view name)
+{
+    auto ends_with = [&](std::string_view suffix) {
+        return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+    };
+    if (ends_with("_ns") || ends_with("_nsec"))
+        return true;
+    std::string_view fmt = format.print_fmt;
+    std::string conversion = std::string(name) + "=%";
+    for (std::size_t at = fmt.find(conversion); at != std::string_view::npos;
+         at = fmt.find(conversion, at + 1)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(fmt[at - 1])) || fmt[at - 1] == '_'))
+            continue;
+        std::size_t end = fmt.find(' ', at);
+        if (end != std::string_view::npos && fmt.substr(end, 5) == " [ns]")
+            return true;
+    }
+    return false;
+}
+
 class HistCollector {
 public:
     HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
@@ -66,7 +124,8 @@ public:
     Reading collect()
     {
         Reading reading;
-        hists_.collect_into(reading, plan_.name.str(), options_.field, "");
+        hists_.collect_into(reading, plan_.name.str(), options_.field,
+                            options_.unit.empty() ? "" : time_unit_name(options_.unit));
         report_outside();
         return reading;
     }
@@ -78,7 +137,8 @@ private:
     void report_outside()
     {
         if (std::uint64_t n = negatives_.increase())
-            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n, options_.field);
+            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n,
+                       parse_value(options_.field).field);
         missed_.report();
     }
 
@@ -106,7 +166,17 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     state->plans = plan_events(live_events_root(), {options.event}, options.filter, 1);
     const KeyChoice& key = state->key;
     EventPlan& plan = state->plans.at(0);
-    configure_value(plan.config, plan.format, options.field);
+    const ValueExpr value = parse_value(options.field);
+    configure_value(plan.config, plan.format, value.field);
+    std::uint64_t divisor = value.divisor;
+    if (!options.unit.empty()) {
+        if (!in_nanoseconds(plan.format, value.field))
+            throw Error(Exit::usage,
+                        fmt::format("--unit {}: {} does not say that '{}' is in nanoseconds; "
+                                    "scale it yourself ('{}/1000')",
+                                    options.unit, plan.name.str(), value.field, value.field));
+        divisor *= time_unit_ns(options.unit);
+    }
     configure_key(plan.config, key, plan.format);
     if (!options.linear.empty()) {
         auto range = parse_linear(options.linear);
@@ -122,6 +192,9 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     auto skel = Skeleton<tphist_bpf>::open(cli.name());
     skel->rodata->tpkit_filter = plan.filter;
     skel->rodata->tpkit_config = plan.config;
+    skel->rodata->tphist_multiplier = value.multiplier;
+    skel->rodata->tphist_multiply_limit = UINT64_MAX / value.multiplier;
+    skel->rodata->tphist_divisor = divisor;
     apply_task_filters(*skel, cli.options());
     if (key.source != TPKIT_KEY_NONE)
         EngineHists::keyed_maps(*skel, plan.config.hist_layout).set_max_entries(options.max_keys);
