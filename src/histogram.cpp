@@ -176,7 +176,7 @@ bool Histogram::is_underflow(const Bucket& b) const
     return kind_ == HistogramKind::linear && range_.min > 0 && b.high == range_.min - 1;
 }
 
-std::optional<std::uint64_t> Histogram::percentile(double p) const
+std::optional<Bucket> Histogram::percentile_bucket(double p) const
 {
     if (!(p >= 0 && p <= 100))
         throw Error(Exit::usage, fmt::format("percentile {} is outside 0..100", p));
@@ -190,16 +190,48 @@ std::optional<std::uint64_t> Histogram::percentile(double p) const
             before += b.count;
             continue;
         }
-        if (is_overflow(b))
-            return b.low;
-        long double width = static_cast<long double>(b.high - b.low) + 1;
-        long double offset = std::floor(width * (rank - before) / b.count);
-        if (offset > static_cast<long double>(b.high - b.low))
-            return b.high;
-        return b.low + static_cast<std::uint64_t>(offset);
+        return b;
     }
     return std::nullopt; // not reached: rank <= total
 }
+
+std::optional<std::uint64_t> Histogram::percentile(double p) const
+{
+    std::optional<Bucket> found = percentile_bucket(p);
+    if (!found)
+        return std::nullopt;
+    const Bucket& b = *found;
+    if (is_overflow(b))
+        return b.low;
+    long double rank = static_cast<long double>(p) * total_ / 100, before = 0;
+    for (const Bucket& earlier : buckets_) {
+        if (earlier.low >= b.low)
+            break;
+        before += earlier.count;
+    }
+    long double width = static_cast<long double>(b.high - b.low) + 1;
+    long double offset = std::floor(width * (rank - before) / b.count);
+    if (offset > static_cast<long double>(b.high - b.low))
+        return b.high;
+    return b.low + static_cast<std::uint64_t>(offset);
+}
+
+namespace {
+
+// Where the percentile lies, as far as the buckets say: "= 5" (a one-value bucket), "in [64,
+// 127]", ">= 300" (the linear at-or-above-max bucket), "< 100" (below a linear minimum).
+std::string percentile_text(const Histogram& hist, const Bucket& b)
+{
+    if (hist.is_overflow(b))
+        return fmt::format(">= {}", b.low);
+    if (hist.is_underflow(b))
+        return fmt::format("< {}", b.high + 1);
+    if (b.low == b.high)
+        return fmt::format("= {}", b.low);
+    return fmt::format("in [{}, {}]", b.low, b.high);
+}
+
+} // namespace
 
 std::string render_bars(const Histogram& hist, const HistogramLabel& label)
 {
@@ -239,11 +271,9 @@ std::string render_bars(const Histogram& hist, const HistogramLabel& label)
     }
 
     std::string percentiles;
-    for (double p : report_percentiles) {
-        std::uint64_t value = *hist.percentile(p);
-        bool lower_bound = hist.kind() == HistogramKind::linear && value >= hist.range().max;
-        percentiles += fmt::format("{}p{} {} {}", percentiles.empty() ? "" : ", ", p, lower_bound ? ">=" : "=", value);
-    }
+    for (double p : report_percentiles)
+        percentiles += fmt::format("{}p{} {}", percentiles.empty() ? "" : ", ", p,
+                                   percentile_text(hist, *hist.percentile_bucket(p)));
     out += percentiles;
     if (!label.unit.empty())
         out += fmt::format(" ({})", label.unit);
@@ -267,8 +297,8 @@ std::string render_json(const Histogram& hist, const HistogramLabel& label)
     obj.add_raw("buckets", buckets).add("total", hist.total());
     for (double p : report_percentiles) {
         std::string name = fmt::format("p{}", p);
-        if (auto value = hist.percentile(p))
-            obj.add(name, *value);
+        if (auto b = hist.percentile_bucket(p))
+            obj.add_raw(name, JsonObject().add("low", b->low).add("high", b->high).str());
         else
             obj.add_raw(name, "null");
     }

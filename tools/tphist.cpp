@@ -10,6 +10,8 @@ constexpr const char* examples = R"(  tphist syscalls:sys_enter_read count      
   tphist syscalls:sys_enter_read count --loglinear 2   # 4 sub-buckets per power of two
   tphist syscalls:sys_enter_read count --by comm --filter 'fd == 0'
   tphist net:netif_receive_skb len --json -d 10
+  tphist block:block_rq_issue 'nr_sector*512'     # request sizes in bytes
+  tphist sched:sched_stat_runtime runtime --unit us
 )";
 
 } // namespace
@@ -20,7 +22,10 @@ int main(int argc, char** argv)
                    examples);
     tpkit::tphist::Options options;
     cli.app().add_option("event", options.event, "the tracepoint, SYSTEM:EVENT")->required();
-    cli.app().add_option("field", options.field, "the integer field to measure")->required();
+    cli.app()
+        .add_option("field", options.field,
+                    "the integer field to measure: FIELD, or FIELD*N or FIELD/N (N an integer)")
+        ->required();
     tpkit::add_classic_option(cli.app(), options.classic);
     cli.add_common();
     cli.add_map_memory();
@@ -31,6 +36,11 @@ int main(int argc, char** argv)
                          "split each power of two into 2^K buckets (K = 1..4)")
         ->check(CLI::Range(1u, 4u))
         ->excludes(linear);
+    cli.app()
+        .add_option("--unit", options.unit,
+                    "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
+                    "format says [ns]) shown in this unit")
+        ->check(CLI::IsMember({"ns", "us", "ms"}));
     cli.app().add_option("--by", options.by, "one histogram per comm, pid, tid, cpu or FIELD");
     cli.app().add_option("--filter", options.filter,
                          "only events matching this expression (the kernel's filter grammar)");

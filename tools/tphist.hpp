@@ -13,10 +13,12 @@
 #include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tphist.skel.h"
+#include "engine_hists.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -25,7 +27,8 @@ namespace tpkit::tphist {
 
 struct Options {
     std::string event;
-    std::string field;
+    std::string field; // FIELD, FIELD*N or FIELD/N
+    std::string unit;  // --unit ns|us|ms of a field in nanoseconds; empty: the field's own
     std::string linear;
     unsigned loglinear = 0;
     std::string by;
@@ -53,58 +56,77 @@ inline LinearRange parse_linear(const std::string& text)
     return linear_range(v[0], v[1], v[2]);
 }
 
+// What tphist measures: a field times or divided by a constant.
+struct ValueExpr {
+    std::string field;
+    std::uint64_t multiplier = 1;
+    std::uint64_t divisor = 1;
+};
+
+// "FIELD", "FIELD*N" or "FIELD/N" (N a positive integer).
+inline ValueExpr parse_value(std::string_view text)
+{
+    auto trim = [](std::string_view t) {
+        while (!t.empty() && t.front() == ' ')
+            t.remove_prefix(1);
+        while (!t.empty() && t.back() == ' ')
+            t.remove_suffix(1);
+        return t;
+    };
+    ValueExpr value;
+    std::size_t op = text.find_first_of("*/");
+    value.field = std::string(trim(text.substr(0, op)));
+    if (op == std::string_view::npos)
+        return value;
+    std::string_view number = trim(text.substr(op + 1));
+    bool digits = !number.empty() && number.size() <= 19 &&
+                  number.find_first_not_of("0123456789") == std::string_view::npos;
+    std::uint64_t n = digits ? std::stoull(std::string(number)) : 0;
+    if (value.field.empty() || n == 0)
+        throw Error(Exit::usage, fmt::format("bad value '{}': expected FIELD, FIELD*N or FIELD/N "
+                                             "with N a positive integer",
+                                             text));
+    (text[op] == '*' ? value.multiplier : value.divisor) = n;
+    return value;
+}
+
+// Whether the event says its field NAME is in nanoseconds: a name ending in "_ns" or "_nsec",
+// or a print format that writes "NAME=%… [ns]" (sched_stat_runtime's runtime).
+inline bool in_nanoseconds(const EventFormat& format, std::string_view name)
+{
+    auto ends_with = [&](std::string_view suffix) {
+        return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+    };
+    if (ends_with("_ns") || ends_with("_nsec"))
+        return true;
+    std::string_view fmt = format.print_fmt;
+    std::string conversion = std::string(name) + "=%";
+    for (std::size_t at = fmt.find(conversion); at != std::string_view::npos;
+         at = fmt.find(conversion, at + 1)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(fmt[at - 1])) || fmt[at - 1] == '_'))
+            continue;
+        std::size_t end = fmt.find(' ', at);
+        if (end != std::string_view::npos && fmt.substr(end, 5) == " [ns]")
+            return true;
+    }
+    return false;
+}
+
 class HistCollector {
 public:
     HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
                   tphist_bpf& skel)
-        : plan_(plan), key_(key), options_(options), skel_(skel),
-          keyed_(keyed_histograms(skel, plan.config.hist_layout))
+        : plan_(plan), options_(options), skel_(skel),
+          hists_(skel, "tphist", plan.config, key, plan.format)
     {
-    }
-
-    // The keyed maps of the layout in use.
-    static SwappedMap keyed_histograms(tphist_bpf& skel, std::uint8_t layout)
-    {
-        switch (layout) {
-        case TPKIT_HIST_LOGLINEAR:
-            return {skel.maps.loglinear_by_key, skel.maps.loglinear_by_key_a,
-                    skel.maps.loglinear_by_key_b};
-        case TPKIT_HIST_LINEAR:
-            return {skel.maps.linear_by_key, skel.maps.linear_by_key_a, skel.maps.linear_by_key_b};
-        default:
-            return {skel.maps.log2_by_key, skel.maps.log2_by_key_a, skel.maps.log2_by_key_b};
-        }
     }
 
     // The histograms since the previous call.
     Reading collect()
     {
-        const auto& config = plan_.config;
         Reading reading;
-        auto metric = [&](Histogram hist, std::vector<Label> labels) {
-            labels.insert(labels.begin(), {"event", plan_.name.str()});
-            reading.metrics.push_back({options_.field, "", "", std::move(labels), std::move(hist)});
-        };
-        if (key_.source == TPKIT_KEY_NONE) {
-            auto slots = sum_percpu_array(total_map()).at(0);
-            previous_.resize(slots.size());
-            std::vector<std::uint64_t> delta(slots.size());
-            for (std::size_t i = 0; i < slots.size(); i++)
-                delta[i] = slots[i] - std::exchange(previous_[i], slots[i]);
-            metric(histogram_from_slots(config, delta), {});
-        } else {
-            std::vector<std::pair<std::string, Histogram>> hists;
-            for (const auto& entry : keyed_.drain()) {
-                const auto k = entry.key_as<tpkit_engine_key>();
-                note_cut_key("tphist", k, key_);
-                hists.emplace_back(key_text(k, key_, plan_.format),
-                                   histogram_from_slots(config, entry.counters));
-            }
-            std::sort(hists.begin(), hists.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
-            for (auto& [text, hist] : hists)
-                metric(std::move(hist), {{key_.name(), text}});
-        }
+        hists_.collect_into(reading, plan_.name.str(), options_.field,
+                            options_.unit.empty() ? "" : time_unit_name(options_.unit));
         report_outside();
         return reading;
     }
@@ -112,32 +134,19 @@ public:
     std::uint64_t uncounted() const { return negatives_.seen() + missed_.total(); }
 
 private:
-    bpf_map* total_map() const
-    {
-        switch (plan_.config.hist_layout) {
-        case TPKIT_HIST_LOGLINEAR:
-            return skel_.maps.loglinear_total;
-        case TPKIT_HIST_LINEAR:
-            return skel_.maps.linear_total;
-        default:
-            return skel_.maps.log2_total;
-        }
-    }
-
     // Values no bucket holds are said, on stderr, rather than dropped in silence.
     void report_outside()
     {
         if (std::uint64_t n = negatives_.increase())
-            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n, options_.field);
+            fmt::print(stderr, "tphist: {} negative values of {} not counted\n", n,
+                       parse_value(options_.field).field);
         missed_.report();
     }
 
     const EventPlan& plan_;
-    const KeyChoice& key_;
     Options options_;
     tphist_bpf& skel_;
-    SwappedMap keyed_;
-    std::vector<std::uint64_t> previous_;
+    EngineHists hists_;
     CounterWatch negatives_{skel_.maps.negatives};
     MissedWatch missed_{"tphist", skel_.maps.tpkit_missed,
                         fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
@@ -158,7 +167,17 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     state->plans = plan_keyed_events(live_events_root(), {options.event}, options.filter, state->key, 1);
     const KeyChoice& key = state->key;
     EventPlan& plan = state->plans.at(0);
-    configure_value(plan.config, plan.format, options.field);
+    const ValueExpr value = parse_value(options.field);
+    configure_value(plan.config, plan.format, value.field);
+    std::uint64_t divisor = value.divisor;
+    if (!options.unit.empty()) {
+        if (!in_nanoseconds(plan.format, value.field))
+            throw Error(Exit::usage,
+                        fmt::format("--unit {}: {} does not say that '{}' is in nanoseconds; "
+                                    "scale it yourself ('{}/1000')",
+                                    options.unit, plan.name.str(), value.field, value.field));
+        divisor *= time_unit_ns(options.unit);
+    }
     configure_key(plan.config, key, plan.format);
     if (!options.linear.empty()) {
         auto range = parse_linear(options.linear);
@@ -175,17 +194,15 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     auto skel = Skeleton<tphist_bpf>::open(cli.name());
     skel->rodata->tpkit_filter = instance.filter;
     skel->rodata->tpkit_config = instance.config;
+    skel->rodata->tphist_multiplier = value.multiplier;
+    skel->rodata->tphist_multiply_limit = UINT64_MAX / value.multiplier;
+    skel->rodata->tphist_divisor = divisor;
     EnginePrograms programs{skel->progs.hist_event, skel->progs.hist_syscall,
                             skel->maps.tpkit_syscall_events};
     prepare_instance(programs, instance);
     apply_task_filters(*skel, cli.options());
-    for (auto layout : {TPKIT_HIST_LOG2, TPKIT_HIST_LOGLINEAR, TPKIT_HIST_LINEAR}) {
-        auto keyed = HistCollector::keyed_histograms(*skel, layout);
-        if (key.source != TPKIT_KEY_NONE && layout == plan.config.hist_layout)
-            keyed.set_max_entries(options.max_keys);
-        else
-            keyed.leave_out();
-    }
+    EngineHists::size_keyed_maps(*skel, key.source == TPKIT_KEY_NONE ? 0 : options.max_keys,
+                                 plan.config.hist_layout);
     raise_fd_limit_for(1, skel->obj);
     skel.load();
     state->link = attach_instance(programs, instance, state->plans);

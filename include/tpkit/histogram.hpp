@@ -79,6 +79,10 @@ public:
     // one-value buckets. A linear histogram's at-or-above-max bucket has no upper bound: there
     // the estimate is max, a lower bound. Throws tpkit::Error(Exit::usage) for p outside 0..100.
     std::optional<std::uint64_t> percentile(double p) const;
+    // The bucket the p-th percentile falls in: the first whose running count reaches
+    // p/100 * total; nullopt for an empty histogram. What the histograms print: the buckets say
+    // the percentile is somewhere in [low, high], and no more. Throws as percentile() does.
+    std::optional<Bucket> percentile_bucket(double p) const;
 
     // Adds the counts of a histogram of the same shape (running totals); another shape →
     // Error(failure).
@@ -104,14 +108,16 @@ private:
 // ones (40-char bars scaled to the largest count; empty buckets before the first and after the
 // last non-empty one left out, and for linear all empty ones, as bcc does; a wider value column
 // once values reach 2^33). Preceded by "KEY_NAME = KEY" when the label has a key, followed by
-// "p50 = A, p90 = B, p99 = C (UNIT)". Every line ends with '\n'; an empty histogram renders as
-// nothing, as in bcc.
+// the bucket of each percentile, "p50 in [64, 127], p90 in [128, 255], p99 = 300 (UNIT)": "= V"
+// for a one-value bucket, ">= MAX" and "< MIN" for a linear histogram's open-ended buckets. Every
+// line ends with '\n'; an empty histogram renders as nothing, as in bcc.
 std::string render_bars(const Histogram& hist, const HistogramLabel& label);
 
 // One JSON object on one line, without the newline:
 // {"event":…,"field":…,"unit":…,"key":…,"buckets":[{"low":L,"high":H,"count":C},…],"total":N,
-//  "p50":…,"p90":…,"p99":…}. "key" is left out when empty; buckets are nonempty_span(); the
-// percentiles are null for an empty histogram.
+//  "p50":{"low":L,"high":H},"p90":…,"p99":…}. "key" is left out when empty; buckets are
+// nonempty_span(); each percentile is the bucket it falls in (percentile_bucket()), null for an
+// empty histogram.
 std::string render_json(const Histogram& hist, const HistogramLabel& label);
 
 } // namespace tpkit

@@ -85,6 +85,9 @@ const std::vector<ToolSpec> specs{
     {"tpsnoop", Kind::tracer, {"sched:sched_process_fork"}, {"snoop_event"}, 1, true},
     {"tpcount", Kind::tracer, {"sched:sched_process_fork"}, {"count_event"}, 1, false},
     {"tphist", Kind::tracer, {"sched:sched_process_fork", "child_pid"}, {"hist_event"}, 1, false},
+    // A pair every start of which ends: stderr stays empty (no start replaced).
+    {"tplat", Kind::tracer, {"syscalls:sys_enter_getpid", "syscalls:sys_exit_getpid"},
+     {"lat_event", "lat_event"}, 2, false},
     {"syscount", Kind::tracer, {}, {"count_enter"}, 1, false},
     {"exitsnoop", Kind::tracer, {}, {"process_exit"}, 1, true},
     {"sigsnoop", Kind::tracer, {}, {"signal_generate"}, 1, true},

@@ -377,13 +377,12 @@ TEST(HistRender, Log2BarsLikeBcc)
               "        32 -> 63         : 5        |                                        |\n"
               "        64 -> 127        : 0        |                                        |\n"
               "       128 -> 255        : 123456   |****************************************|\n"
-              "p50 = 191, p90 = 243, p99 = 254 (bytes)\n");
+              "p50 in [128, 255], p90 in [128, 255], p99 in [128, 255] (bytes)\n");
 }
 
 TEST(HistRender, Log2LeadingEmptyRowsLeftOutAndKeyHeading)
 {
-    // Total 43. p50: rank 21.5 → 64 + floor(64 * 21.5 / 40) = 98; p99: rank 42.57, 41 before
-    // 512..1023 → 512 + floor(512 * 1.57 / 2) = 913.
+    // Total 43. p50: rank 21.5, in 64..127; p99: rank 42.57, 41 before 512..1023.
     Histogram h = Histogram::from_log2(counts_at(64, {{6, 40}, {7, 1}, {9, 2}}));
     EXPECT_EQ(tpkit::render_bars(h, {"net:netif_receive_skb", "len", "bytes", "lo", "dev"}),
               "dev = lo\n"
@@ -392,7 +391,7 @@ TEST(HistRender, Log2LeadingEmptyRowsLeftOutAndKeyHeading)
               "       128 -> 255        : 1        |*                                       |\n"
               "       256 -> 511        : 0        |                                        |\n"
               "       512 -> 1023       : 2        |**                                      |\n"
-              "p50 = 98, p90 = 125, p99 = 913 (bytes)\n");
+              "p50 in [64, 127], p90 in [64, 127], p99 in [512, 1023] (bytes)\n");
 }
 
 TEST(HistRender, Log2WideColumnsPastSlot32)
@@ -406,21 +405,22 @@ TEST(HistRender, Log2WideColumnsPastSlot32)
     EXPECT_NE(text.find("\n          8589934592 -> 17179869183          : 4        |****                |\n"),
               std::string::npos);
     EXPECT_NE(text.find("\n       1099511627776 -> 2199023255551        : 17       |********************|\n"
-                        "p50 = "),
+                        "p50 in ["),
               std::string::npos);
-    // Slot 32 still fits the narrow columns. p99 = 2^32 + floor(2^32 * 0.99).
+    // Slot 32 still fits the narrow columns.
     Histogram narrow = Histogram::from_log2(counts_at(64, {{32, 1}}));
     EXPECT_EQ(tpkit::render_bars(narrow, {"", "v", "", "", ""}),
               "     v                   : count    distribution\n"
               "4294967296 -> 8589934591 : 1        |****************************************|\n"
-              "p50 = 6442450944, p90 = 8160437862, p99 = 8546984919\n");
+              "p50 in [4294967296, 8589934591], p90 in [4294967296, 8589934591], "
+              "p99 in [4294967296, 8589934591]\n");
 }
 
 TEST(HistRender, LinearBarsLikeBcc)
 {
     // bcc's print_linear_hist(vals, 20, base 100, step 10) with vals[3]=5, [4]=1, [7]=20, [12]=3:
-    // here slot i + 1 is bcc's vals[i]. Total 29; p50: rank 14.5, 6 before 170..179 →
-    // 170 + floor(10 * 8.5 / 20) = 174; p99: rank 28.71, 26 before 220..229 → 229.
+    // here slot i + 1 is bcc's vals[i]. Total 29; p50: rank 14.5, 6 before 170..179; p90 and
+    // p99: ranks 26.1 and 28.71, 26 before 220..229.
     Histogram h = Histogram::from_linear(counts_at(22, {{4, 5}, {5, 1}, {8, 20}, {13, 3}}), {100, 300, 10});
     EXPECT_EQ(tpkit::render_bars(h, {"", "len", "", "", ""}),
               "     len           : count     distribution\n"
@@ -428,7 +428,7 @@ TEST(HistRender, LinearBarsLikeBcc)
               "        140        : 1        |**                                      |\n"
               "        170        : 20       |****************************************|\n"
               "        220        : 3        |******                                  |\n"
-              "p50 = 174, p90 = 220, p99 = 229\n");
+              "p50 in [170, 179], p90 in [220, 229], p99 in [220, 229]\n");
     Histogram edges = Histogram::from_linear(counts_at(22, {{0, 2}, {1, 1}, {21, 4}}), {100, 300, 10});
     EXPECT_EQ(tpkit::render_bars(edges, {"", "len", "bytes", "", ""}),
               "     len           : count     distribution\n"
@@ -436,6 +436,18 @@ TEST(HistRender, LinearBarsLikeBcc)
               "        100        : 1        |**********                              |\n"
               "        >= 300     : 4        |****************************************|\n"
               "p50 >= 300, p90 >= 300, p99 >= 300 (bytes)\n");
+}
+
+TEST(HistRender, PercentilesSayTheirBucketOrTheirValue)
+{
+    // Linear (100, 300, 10): 5 below 100, 1 in 100..109 — p50 below the minimum, p99 in a bucket.
+    Histogram low = Histogram::from_linear(counts_at(22, {{0, 5}, {1, 1}}), {100, 300, 10});
+    std::string text = tpkit::render_bars(low, {"", "len", "", "", ""});
+    EXPECT_EQ(text.substr(text.rfind("p50")), "p50 < 100, p90 in [100, 109], p99 in [100, 109]\n");
+    // Linear buckets one value wide: the percentiles are values that occurred, exactly.
+    Histogram exact = Histogram::from_linear(counts_at(12, {{4, 6}, {8, 4}}), {0, 10, 1});
+    text = tpkit::render_bars(exact, {"", "len", "", "", ""});
+    EXPECT_EQ(text.substr(text.rfind("p50")), "p50 = 3, p90 = 7, p99 = 7\n");
 }
 
 TEST(HistRender, LogLinearBars)
@@ -454,23 +466,24 @@ TEST(HistRender, LogLinearBars)
               "        12 -> 13         : 0        |                                        |\n"
               "        14 -> 15         : 4        |****************************************|\n"
               "        16 -> 19         : 2        |********************                    |\n"
-              "p50 = 15, p90 = 18, p99 = 19\n");
+              "p50 in [14, 15], p90 in [16, 19], p99 in [16, 19]\n");
 }
 
 TEST(HistRender, Json)
 {
-    // p90: rank 3.6, 3 before 256..511 → 256 + floor(256 * 0.6) = 409.
+    // p90: rank 3.6, 3 before 256..511.
     Histogram h = Histogram::from_log2(counts_at(64, {{6, 3}, {8, 1}}));
     EXPECT_EQ(tpkit::render_json(h, {"net:netif_receive_skb", "len", "bytes", "lo", "dev"}),
               R"({"event":"net:netif_receive_skb","field":"len","unit":"bytes","key":"lo","buckets":[)"
               R"({"low":64,"high":127,"count":3},{"low":128,"high":255,"count":0},{"low":256,"high":511,"count":1}],)"
-              R"("total":4,"p50":106,"p90":409,"p99":501})");
+              R"("total":4,"p50":{"low":64,"high":127},"p90":{"low":256,"high":511},"p99":{"low":256,"high":511}})");
     EXPECT_EQ(tpkit::render_json(Histogram::from_log2({}), {"net:netif_rx", "len", "", "", ""}),
               R"({"event":"net:netif_rx","field":"len","unit":"","buckets":[],"total":0,"p50":null,"p90":null,"p99":null})");
     Histogram top = Histogram::from_linear(counts_at(3, {{2, 1}}), {5, 6, 1});
     EXPECT_EQ(tpkit::render_json(top, {"a:b", "f", "", "", ""}),
               R"({"event":"a:b","field":"f","unit":"","buckets":[{"low":6,"high":18446744073709551615,"count":1}],)"
-              R"("total":1,"p50":6,"p90":6,"p99":6})");
+              R"("total":1,"p50":{"low":6,"high":18446744073709551615},"p90":{"low":6,"high":18446744073709551615},)"
+              R"("p99":{"low":6,"high":18446744073709551615}})");
 }
 
 TEST(HistRender, JsonEscapesLabels)
@@ -478,5 +491,6 @@ TEST(HistRender, JsonEscapesLabels)
     Histogram h = Histogram::from_log2(counts_at(64, {{1, 1}}));
     std::string json = tpkit::render_json(h, {"x:y", "a\"b\\c", "\n\t\x01\x7f", "caf\xc3\xa9 \xff\xc3", ""});
     EXPECT_EQ(json, R"({"event":"x:y","field":"a\"b\\c","unit":"\n\t\u0001\u007f","key":"café \u00ff\u00c3",)"
-                    R"("buckets":[{"low":2,"high":3,"count":1}],"total":1,"p50":3,"p90":3,"p99":3})");
+                    R"("buckets":[{"low":2,"high":3,"count":1}],"total":1,"p50":{"low":2,"high":3},"p90":{"low":2,"high":3},)"
+                    R"("p99":{"low":2,"high":3}})");
 }

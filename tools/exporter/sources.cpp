@@ -9,6 +9,7 @@
 #include "../syscount.hpp"
 #include "../tpcount.hpp"
 #include "../tphist.hpp"
+#include "../tplat.hpp"
 
 #include <fmt/format.h>
 
@@ -47,6 +48,7 @@ const std::map<std::string, ToolMaker>& tools()
         {"netrxlen", tool<netrxlen::Options>(netrxlen::add_options, netrxlen::open)},
         {"runqlat", tool<runqlat::Options>(runqlat::add_options, runqlat::open)},
         {"softirqs", tool<softirqs::Options>(softirqs::add_options, softirqs::open)},
+        {"tplat", tool<tplat::Options>(tplat::add_options, tplat::open)},
         // Every row: a counter left out of a scrape would look like a reset.
         {"syscount", tool<syscount::Options>(syscount::add_options,
                                              [](const Cli& cli, syscount::Options options) {

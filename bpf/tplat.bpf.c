@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// tplat's engine: the time from a start tracepoint to an end tracepoint of the same thread, or
+// of the same value of a field of each, as a histogram (engine_hist.bpf.h). One instance of
+// this object is loaded per end: the start's instance records start times in `pending`, which
+// both share, and the end's instance takes them out and adds the time to its histograms.
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <tpkit/engine_hist.bpf.h>
+#include <tpkit/task.bpf.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define EEXIST 17
+
+/* Set by user space before load. */
+const volatile bool tplat_is_end = false;
+/* Match by the current thread's ID; otherwise by the field in tpkit_config.value. */
+const volatile bool tplat_by_thread = true;
+/* The histogram's unit in nanoseconds (1, 1000, 1000000). */
+const volatile __u64 tplat_unit_ns = 1;
+
+/* A start waiting for its end: when, and the --by key of the start event. */
+struct tplat_start {
+	__u64 ns;
+	struct tpkit_engine_key key;
+};
+
+/* Starts waiting for their end, by thread ID or field value; --max-pending sets max_entries.
+ * A plain hash rather than an LRU one, so that a full map is seen and counted (pending_full)
+ * instead of older starts silently evicted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u64);
+	__type(value, struct tplat_start);
+} pending SEC(".maps");
+
+/* Starts not recorded because `pending` was full: their ends find no start. */
+TPKIT_COUNTER(pending_full);
+/* Starts that replaced a start of the same thread or value that had not ended yet: the earlier
+ * one's time is lost. */
+TPKIT_COUNTER(restarts);
+
+static __always_inline __u64 match_value(void *ctx)
+{
+	if (tplat_by_thread)
+		return (__u32)bpf_get_current_pid_tgid();
+	return tpkit_field_number(ctx, &tpkit_config.value);
+}
+
+static __always_inline void record_start(void *ctx)
+{
+	struct tplat_start start = {};
+	__u64 id;
+	long err;
+
+	if (!tpkit_current_selected())
+		return;
+	id = match_value(ctx);
+	if (tpkit_config.key_source != TPKIT_KEY_NONE)
+		tpkit_engine_key(ctx, tpkit_config.event, &start.key);
+	start.ns = bpf_ktime_get_ns();
+	err = bpf_map_update_elem(&pending, &id, &start, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		tpkit_count(&restarts);
+		err = bpf_map_update_elem(&pending, &id, &start, BPF_EXIST);
+	}
+	if (err)
+		tpkit_count(&pending_full);
+}
+
+static __always_inline void record_end(void *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), id = match_value(ctx);
+	struct tplat_start *pending_start, start;
+
+	pending_start = bpf_map_lookup_elem(&pending, &id);
+	if (!pending_start)
+		return;
+	start = *pending_start;
+	/* Two ends of one start at once (two CPUs): only the one that removes it counts. */
+	if (bpf_map_delete_elem(&pending, &id) || now < start.ns)
+		return;
+	tpkit_engine_hist_add(&start.key, (now - start.ns) / tplat_unit_ns);
+}
+
+SEC("tracepoint")
+int lat_event(void *ctx)
+{
+	if (!tpkit_engine_filter(ctx))
+		return 0;
+	if (tplat_is_end)
+		record_end(ctx);
+	else
+		record_start(ctx);
+	return 0;
+}
