@@ -16,6 +16,8 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(TPKIT_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 # libtpkit's symbolizer reads ELF symbol tables (symbols.hpp).
 pkg_check_modules(TPKIT_LIBELF REQUIRED IMPORTED_TARGET libelf)
+# libtpkit drops capabilities once attached (privileges.hpp).
+pkg_check_modules(TPKIT_LIBCAP REQUIRED IMPORTED_TARGET libcap)
 
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   set(TPKIT_BPF_ARCH x86)

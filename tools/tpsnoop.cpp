@@ -135,6 +135,7 @@ int main(int argc, char** argv)
             links.push_back(tpkit::attach_tracepoint(instances[i]->progs.snoop_event,
                                                      plans[i].name.system, plans[i].name.event));
         tpkit::StopSignal stop(common.duration);
+        tpkit::drop_privileges(); // reading and detaching need none
         tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
         tpkit::detach_all(links);
