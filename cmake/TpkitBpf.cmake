@@ -18,6 +18,8 @@ pkg_check_modules(TPKIT_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 pkg_check_modules(TPKIT_LIBELF REQUIRED IMPORTED_TARGET libelf)
 # tpsnoop prints events as the kernel does through libtraceevent (kernel_text.hpp).
 pkg_check_modules(TPKIT_LIBTRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent)
+# libtpkit drops capabilities once attached (privileges.hpp).
+pkg_check_modules(TPKIT_LIBCAP REQUIRED IMPORTED_TARGET libcap)
 
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   set(TPKIT_BPF_ARCH x86)

@@ -95,7 +95,7 @@ tool's name.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtpkit-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "libbpf-dev, libelf-dev, zlib1g-dev, libfmt-dev, libcli11-dev, pkg-config,
+    "libbpf-dev, libelf-dev, libcap-dev, zlib1g-dev, libfmt-dev, libcli11-dev, pkg-config,
      libtraceevent-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "clang, llvm, bpftool, cmake")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "library and CMake package to write tracepoint tools with eBPF

@@ -25,12 +25,19 @@ public:
     {
     }
 
+    // /proc/kallsyms shows addresses to an opener with CAP_SYSLOG only: a tool that drops its
+    // capabilities once attached reads it before.
+    void load_kernel_symbols()
+    {
+        if (!kernel_)
+            kernel_.emplace();
+    }
+
     std::vector<std::string> kernel(int id)
     {
         bool leading = true;
         return frames(id, "[Missed Kernel Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
-            if (!kernel_)
-                kernel_.emplace();
+            load_kernel_symbols();
             auto symbol = kernel_->find(ip);
             // The stack is taken inside the tool's own program: its first frames are the BPF
             // program and the tracepoint's machinery, not the traced code's.

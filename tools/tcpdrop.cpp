@@ -131,9 +131,11 @@ void run(const tpkit::Cli& cli, const Options& o)
                                 "cannot size the stack map");
         },
         [&] {
-            if (o.stacks)
+            if (o.stacks) {
                 symbolizer.emplace(bpf_map__fd(stack_map), TCPDROP_MAX_STACK_DEPTH, TCPDROP_NO_STACK,
                                    o.offsets);
+                symbolizer->load_kernel_symbols();
+            }
             shown.header(options, out);
         },
         [&] {

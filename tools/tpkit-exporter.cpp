@@ -2,12 +2,13 @@
 // tpkit-exporter: in-kernel counts and histograms of any tracepoint, and the collectors of
 // tpkit's tools, served to Prometheus; configured at run time, no compiler on the host.
 #include "exporter/exporter.hpp"
-#include "exporter/privileges.hpp"
 #include "exporter/server.hpp"
 
 #include <tpkit/cli.hpp>
+#include <tpkit/privileges.hpp>
 
 #include <fmt/core.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 
@@ -42,7 +43,8 @@ void serve(const std::string& path, const std::string& address, int hup)
     Exporter exporter;
     Server server(exporter, address);
     exporter.apply(load_config(path));
-    drop_privileges();
+    // A reload loads and attaches programs, and raises the fd limit for many events.
+    tpkit::drop_privileges({CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE});
     server.start();
     fmt::print(stderr, "tpkit-exporter: serving {} on http://{}/metrics\n", path, address);
 
@@ -56,7 +58,7 @@ void serve(const std::string& path, const std::string& address, int hup)
             continue;
         drain(hup);
         try {
-            ReloadPrivileges privileges;
+            tpkit::EffectivePrivileges privileges;
             exporter.apply(load_config(path));
             fmt::print(stderr, "tpkit-exporter: reloaded {}\n", path);
         } catch (const tpkit::Error& e) {

@@ -153,6 +153,7 @@ int main(int argc, char** argv)
         for (std::size_t i = 0; i < planned.size(); i++)
             links.push_back(tpkit::attach_instance(programs(*instances[i]), planned[i], plans));
         tpkit::StopSignal stop(common.duration);
+        tpkit::drop_privileges(); // reading and detaching need none
         tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
         tpkit::detach_all(links);

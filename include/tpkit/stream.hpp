@@ -12,6 +12,7 @@
 #include "tpkit/columns.hpp"
 #include "tpkit/limits.h"
 #include "tpkit/output.hpp"
+#include "tpkit/privileges.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/transport.hpp"
 
@@ -49,7 +50,8 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
 }
 
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which
-// programs load, loads, attaches every program (by its SEC name), calls `attached` once, then
+// programs load, loads, attaches every program (by its SEC name), calls `attached` once, drops
+// every capability (what `on_event` and `stopped` need must be opened in `attached`), then
 // `on_event` once per Event record until a signal or --duration, then `stopped` once (a
 // summary of the events), then reports what was lost.
 // A record shorter than Event (a variable-size event's used prefix) leaves the rest zero, but
@@ -79,6 +81,7 @@ void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_even
     StopSignal stop(options.duration);
     if (attached)
         attached();
+    drop_privileges();
     run_stream(reader, stop);
     if (stopped)
         stopped();

@@ -340,6 +340,12 @@ TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
         {"two sources",
          "metrics:\n  - name: a\n    count: sched:sched_switch\n    tool: runqlat\n", 2,
          ":2: each metric needs exactly one source"},
+        // Found by fuzzing: a list as a key let yaml-cpp's exception out of the reader (exit 1,
+        // no line); yaml-cpp quotes a bad byte as is, which could break the line.
+        {"a list as a key", "metrics:\n  - name: a\n    ? [count]\n    : sched:sched_switch\n", 2,
+         ":3: a key must be a single value"},
+        {"a control byte in YAML's message", "metrics:\n  - name: \"a\\\x01\"\n", 2,
+         ":2: unknown escape character: \\x01"},
     };
     for (const Case& c : cases) {
         const std::string file = dir.file("bad.yaml", c.yaml);

@@ -17,9 +17,30 @@ const std::set<std::string> metric_keys = {"name",   "help",   "unit",   "multip
                                            "hist",   "field",  "by",     "filter",     "buckets",
                                            "tool",   "args",   "max_series"};
 
+// Keys and values quoted in messages, and yaml-cpp's own messages, may hold any byte (a
+// newline): escaped, the message stays one line.
+std::string one_line(std::string_view text)
+{
+    std::string out;
+    for (unsigned char c : text)
+        if (c < 0x20 || c == 0x7f)
+            out += fmt::format("\\x{:02x}", c);
+        else
+            out += static_cast<char>(c);
+    return out;
+}
+
 [[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& what)
 {
-    throw Error(Exit::usage, fmt::format("{}:{}: {}", file, mark.line + 1, what));
+    throw Error(Exit::usage, fmt::format("{}:{}: {}", file, mark.line + 1, one_line(what)));
+}
+
+// A map's key: a list or a map as a key is valid YAML, but names nothing here.
+std::string key_text(const std::string& file, const YAML::Node& key)
+{
+    if (!key.IsScalar())
+        fail(file, key.Mark(), "a key must be a single value, not a list, a map or nothing");
+    return key.Scalar();
 }
 
 std::string scalar(const std::string& file, const YAML::Node& node, const std::string& key)
@@ -57,8 +78,9 @@ void read_buckets(MetricConfig& m, const YAML::Node& node)
     if (node.IsScalar() && node.Scalar() == "log2")
         return;
     if (node.IsMap() && node.size() == 1) {
-        const auto kind = node.begin()->first.as<std::string>();
-        const YAML::Node& value = node.begin()->second;
+        const auto kind = key_text(m.file, node.begin()->first);
+        // A copy: begin() is a temporary iterator, and ->second a part of it.
+        const YAML::Node value = node.begin()->second;
         if (kind == "linear") {
             auto parts = strings(m.file, value, "buckets");
             if (parts.size() == 3) {
@@ -85,7 +107,7 @@ MetricConfig read_metric(const std::string& file, const YAML::Node& node)
     if (!node.IsMap())
         fail(file, node.Mark(), "each metric is a map (name: …, count: … or hist: … or tool: …)");
     for (const auto& entry : node) {
-        const auto key = entry.first.as<std::string>();
+        const auto key = key_text(file, entry.first);
         if (!metric_keys.count(key))
             fail(file, entry.first.Mark(),
                  fmt::format("key '{}': unknown (known: name, help, unit, multiplier, count, hist, "
@@ -179,7 +201,7 @@ Config load_config(const std::string& path)
     if (!root.IsMap() || !root["metrics"])
         throw Error(Exit::usage, fmt::format("{}:1: key 'metrics': missing (a list of metrics)", path));
     for (const auto& entry : root) {
-        const auto key = entry.first.as<std::string>();
+        const auto key = key_text(path, entry.first);
         if (key != "metrics")
             fail(path, entry.first.Mark(), fmt::format("key '{}': unknown (only metrics)", key));
     }
