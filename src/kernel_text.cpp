@@ -260,6 +260,9 @@ std::string KernelText::prepare_print_fmt(std::string_view text)
 void KernelText::add(const EventFormat& format, std::string_view format_text)
 {
     Event event;
+    if (format_text.find("%pS") != std::string_view::npos ||
+        format_text.find("%ps") != std::string_view::npos)
+        needs_symbols_ = true;
     if (!is_syscall_event(format)) {
         std::string text = prepare_print_fmt(format_text);
         tep_event* parsed = nullptr;
@@ -324,15 +327,26 @@ const KernelText::Event* KernelText::find(const EventFormat& format) const
     return it == events_.end() ? nullptr : &it->second;
 }
 
+void KernelText::read_kallsyms()
+{
+    if (kallsyms_ || kallsyms_failed_)
+        return;
+    try {
+        kallsyms_ = std::make_unique<KernelSymbols>(kallsyms_path_);
+    } catch (const std::exception&) {
+        kallsyms_failed_ = true; // addresses then print as numbers, as the kernel's would
+    }
+}
+
+void KernelText::read_privileged_files()
+{
+    if (needs_symbols_)
+        read_kallsyms();
+}
+
 std::string KernelText::symbol_text(std::uint64_t address, bool with_offset)
 {
-    if (!kallsyms_ && !kallsyms_failed_) {
-        try {
-            kallsyms_ = std::make_unique<KernelSymbols>(kallsyms_path_);
-        } catch (const std::exception&) {
-            kallsyms_failed_ = true; // addresses then print as numbers, as the kernel's would
-        }
-    }
+    read_kallsyms();
     std::optional<Symbol> symbol = kallsyms_ ? kallsyms_->find(address) : std::nullopt;
     if (!symbol || (symbol->size && symbol->offset >= symbol->size))
         return fmt::format("0x{:x}", address);

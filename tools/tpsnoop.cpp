@@ -40,6 +40,8 @@ public:
             kernel_text_.add_file(plan.format, tpkit::live_events_root() / plan.name.system /
                                                    plan.name.event / "format");
         }
+        if (!raw_fields_ || common.json) // before privileges are dropped
+            kernel_text_.read_privileged_files();
     }
 
     void print(std::span<const std::byte> data)

@@ -54,6 +54,10 @@ public:
     // The same from the format file; an unreadable file leaves the event to the fields view.
     void add_file(const EventFormat& format, const std::filesystem::path& file);
 
+    // Reads now what the added events will need and only privileges can read (the addresses of
+    // /proc/kallsyms need CAP_SYSLOG): call it before dropping them.
+    void read_privileged_files();
+
     // Appends what the kernel prints for RECORD, an event of FORMAT added before: for most events
     // "name: " and the print fmt's text, for syscalls:* the kernel's syscall form. False, and
     // nothing appended, for an event whose print fmt libtraceevent could not parse.
@@ -70,6 +74,7 @@ private:
     struct Event;
     const Event* find(const EventFormat& format) const;
     std::string symbol_text(std::uint64_t address, bool with_offset);
+    void read_kallsyms();
     static char* resolve(void* self, unsigned long long* address, char** module);
     std::string prepare_print_fmt(std::string_view format_text);
     std::optional<std::int64_t> enumerator(std::string_view name);
@@ -81,6 +86,7 @@ private:
     std::filesystem::path kallsyms_path_, btf_path_;
     std::unique_ptr<KernelSymbols> kallsyms_;
     bool kallsyms_failed_ = false;
+    bool needs_symbols_ = false; // an added event prints %pS or %ps
     std::unique_ptr<std::map<std::string, std::int64_t, std::less<>>> enumerators_;
     std::string resolved_; // what resolve() returned last: libtraceevent reads it right after
     unsigned resolutions_ = 0;
