@@ -94,9 +94,9 @@ All tools are one executable, tpkit, run as 'tpkit TOOL' or by the
 tool's name.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtpkit-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+# One line: a Depends field may not span lines (lintian: multiline-field).
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "libbpf-dev, libelf-dev, libcap-dev, zlib1g-dev, libfmt-dev, libcli11-dev, pkg-config,
-     libtraceevent-dev")
+    "libbpf-dev, libelf-dev, libcap-dev, zlib1g-dev, libfmt-dev, libcli11-dev, pkg-config, libtraceevent-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "clang, llvm, bpftool, cmake")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "library and CMake package to write tracepoint tools with eBPF
 libtpkit is the library tpkit's tools are made of: loading BPF skeletons,
