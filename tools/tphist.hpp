@@ -112,6 +112,22 @@ inline bool in_nanoseconds(const EventFormat& format, std::string_view name)
     return false;
 }
 
+// The bucket layout of --linear MIN,MAX,STEP or --loglinear K (log2 when neither) into config.
+inline void configure_buckets(tpkit_engine_config& config, const std::string& linear,
+                              unsigned loglinear)
+{
+    if (!linear.empty()) {
+        auto range = parse_linear(linear);
+        config.hist_layout = TPKIT_HIST_LINEAR;
+        config.linear_min = range.min;
+        config.linear_max = range.max;
+        config.linear_step = range.step;
+    } else if (loglinear) {
+        config.hist_layout = TPKIT_HIST_LOGLINEAR;
+        config.sub_bits = static_cast<std::uint8_t>(loglinear_sub_bits(loglinear));
+    }
+}
+
 class HistCollector {
 public:
     HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
@@ -179,16 +195,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         divisor *= time_unit_ns(options.unit);
     }
     configure_key(plan.config, key, plan.format);
-    if (!options.linear.empty()) {
-        auto range = parse_linear(options.linear);
-        plan.config.hist_layout = TPKIT_HIST_LINEAR;
-        plan.config.linear_min = range.min;
-        plan.config.linear_max = range.max;
-        plan.config.linear_step = range.step;
-    } else if (options.loglinear) {
-        plan.config.hist_layout = TPKIT_HIST_LOGLINEAR;
-        plan.config.sub_bits = static_cast<std::uint8_t>(loglinear_sub_bits(options.loglinear));
-    }
+    configure_buckets(plan.config, options.linear, options.loglinear);
 
     const InstancePlan instance = plan_instances(state->plans, options.classic).at(0);
     auto skel = Skeleton<tphist_bpf>::open(cli.name());

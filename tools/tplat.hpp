@@ -14,7 +14,7 @@
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tplat.skel.h"
 #include "engine_hists.hpp"
-#include "tphist.hpp" // parse_linear
+#include "tphist.hpp" // configure_buckets
 
 #include <fmt/core.h>
 
@@ -217,16 +217,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         start.config.value = match_field(start.format, fields.start);
         end.config.value = match_field(end.format, fields.end);
     }
-    if (!options.linear.empty()) {
-        auto range = tphist::parse_linear(options.linear);
-        end.config.hist_layout = TPKIT_HIST_LINEAR;
-        end.config.linear_min = range.min;
-        end.config.linear_max = range.max;
-        end.config.linear_step = range.step;
-    } else if (options.loglinear) {
-        end.config.hist_layout = TPKIT_HIST_LOGLINEAR;
-        end.config.sub_bits = static_cast<std::uint8_t>(loglinear_sub_bits(options.loglinear));
-    }
+    tphist::configure_buckets(end.config, options.linear, options.loglinear);
     const std::uint64_t ns_per_unit = time_unit_ns(options.unit);
 
     auto open_instance = [&](EventPlan& plan, bool is_end) {

@@ -65,6 +65,25 @@ struct Workload {
     ScriptedChild marker{comm, nullptr, [] { return static_cast<int>(syscall(SYS_getppid) < 0); },
                          ScriptedChild::Acts::on_request};
     ScriptedChild caller{comm, nullptr, mix, ScriptedChild::Acts::on_request};
+
+    // Pokes the marker until TOOL shows a getppid line: attached, and its output read.
+    void until_seen_by(ToolRun& tool)
+    {
+        EXPECT_TRUE(tpkit::live::poke_until_line(
+            tool, [&] { marker.act_once(); },
+            [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
+            << tool.stderr_text();
+    }
+
+    // The caller's rounds, then SIGINT to TOOL: the index of its first line that can hold them.
+    std::size_t rounds_then_stop(ToolRun& tool)
+    {
+        auto before = tool.lines().size();
+        for (int i = 0; i < rounds; i++)
+            EXPECT_EQ(caller.act_once(), 0);
+        EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+        return before;
+    }
 };
 
 const std::vector<std::string> mix_syscalls{"getuid", "openat", "close", "newuname",
@@ -91,10 +110,7 @@ std::map<std::string, std::uint64_t> count_rounds(const std::vector<std::string>
     argv.insert(argv.end(), {"--comm", comm, "--json", "0.1"});
     argv.insert(argv.end(), options.begin(), options.end());
     ToolRun tool(argv);
-    EXPECT_TRUE(tpkit::live::poke_until_line(
-        tool, [&] { work.marker.act_once(); },
-        [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
-        << tool.stderr_text();
+    work.until_seen_by(tool);
     // The path taken: one program on raw_syscalls for every event of a side, or one each.
     bool classic = std::find(options.begin(), options.end(), "--classic") != options.end();
     auto held = tpkit::live::programs_held_by(tool.pid());
@@ -102,10 +118,7 @@ std::map<std::string, std::uint64_t> count_rounds(const std::vector<std::string>
                                 [](const auto& p) { return p.name == "count_syscall"; });
     EXPECT_EQ(on_raw, classic ? 0 : 1);
     EXPECT_EQ(held.size(), classic ? event_names.size() : 1u);
-    auto before = tool.lines().size();
-    for (int i = 0; i < rounds; i++)
-        EXPECT_EQ(work.caller.act_once(), 0);
-    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    auto before = work.rounds_then_stop(tool);
     std::map<std::string, std::uint64_t> counts;
     for (std::size_t i = before; i < tool.lines().size(); i++) {
         auto obj = tpkit::live::parse_flat_json(tool.lines()[i]);
@@ -172,14 +185,8 @@ std::vector<std::string> snoop_rounds(const std::vector<std::string>& options)
                                   "--comm", comm, "--json"};
     argv.insert(argv.end(), options.begin(), options.end());
     ToolRun tool(argv);
-    EXPECT_TRUE(tpkit::live::poke_until_line(
-        tool, [&] { work.marker.act_once(); },
-        [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
-        << tool.stderr_text();
-    auto before = tool.lines().size();
-    for (int i = 0; i < rounds; i++)
-        EXPECT_EQ(work.caller.act_once(), 0);
-    EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    work.until_seen_by(tool);
+    auto before = work.rounds_then_stop(tool);
     std::vector<std::string> records;
     for (std::size_t i = before; i < tool.lines().size(); i++) {
         auto obj = tpkit::live::parse_flat_json(tool.lines()[i]);
