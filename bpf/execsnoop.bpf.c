@@ -105,8 +105,6 @@ static __always_inline int exec_entry(__u32 id, const char *filename, const char
 	struct argv_read read = {.argv = argv};
 	struct execsnoop_event *e;
 	struct exec_call *c;
-	bool cut;
-	long len;
 
 	if (!tpkit_current_selected())
 		return 0;
@@ -119,9 +117,8 @@ static __always_inline int exec_entry(__u32 id, const char *filename, const char
 	e->args_cut[0] = 0;
 	e->args_cut[1] = 0;
 
-	len = tpkit_read_user_str(e->strings, EXECSNOOP_FILENAME_MAX, filename, &cut);
-	e->filename_size = len > 0 ? len : 0;
-	e->filename_cut = cut;
+	tpkit_read_user_path(e->strings, EXECSNOOP_FILENAME_MAX, filename, &e->filename_size,
+			     &e->filename_cut);
 	e->strings_size = e->filename_size;
 
 	read.e = e;

@@ -17,33 +17,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool failed_only = false; /* -x */
 const volatile bool full_path = false;   /* -F */
 
-struct open_call {
-	struct tpkit_call call;
-	const char *path;
-	__u64 flags;
-	__u64 mode;
-	__s32 dfd;
-	__u32 reserved;
-};
-
-TPKIT_CALL_MAP(open_calls, struct open_call);
+TPKIT_CALL_MAP(open_calls, struct tpkit_path_call);
 TPKIT_SCRATCH(scratch, struct opensnoop_event);
 
 static __always_inline int call_entry(__u32 id, __s32 dfd, const char *path, __u64 flags,
 				      __u64 mode)
 {
-	struct open_call *c;
-
-	if (!tpkit_current_selected())
-		return 0;
-	c = tpkit_call_enter(&open_calls, id);
-	if (!c)
-		return 0;
-	c->path = path;
-	c->flags = flags;
-	c->mode = mode;
-	c->dfd = dfd;
-	return 0;
+	return tpkit_path_call_enter(&open_calls, id, dfd, path, flags, mode);
 }
 
 /* -F: walking up from a directory to the task's root, a name (or a mount crossing) a step. The
@@ -133,13 +113,10 @@ static __always_inline void add_dir_names(struct opensnoop_event *e, __s32 dfd)
 
 static __always_inline int call_return(void *ctx, __u32 id, __s64 ret)
 {
+	struct tpkit_path_call *c = tpkit_path_call_return(&open_calls, id, ret, failed_only);
 	struct opensnoop_event *e;
-	struct open_call *c;
-	bool cut;
-	long len;
 
-	c = tpkit_call_return(&open_calls, id);
-	if (!c || (failed_only && ret >= 0))
+	if (!c)
 		return 0;
 	e = tpkit_scratch(&scratch);
 	if (!e)
@@ -150,9 +127,7 @@ static __always_inline int call_return(void *ctx, __u32 id, __s64 ret)
 	e->ret = ret;
 	e->dfd = c->dfd;
 	e->call = id;
-	len = tpkit_read_user_str(e->strings, OPENSNOOP_PATH_MAX, c->path, &cut);
-	e->path_size = len > 0 ? len : 0;
-	e->path_cut = cut;
+	tpkit_read_user_path(e->strings, OPENSNOOP_PATH_MAX, c->path, &e->path_size, &e->path_cut);
 	e->dir_names = 0;
 	e->dir_size = 0;
 	e->dir_cut = 0;

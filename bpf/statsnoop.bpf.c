@@ -15,40 +15,20 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool failed_only = false; /* -x */
 
-struct stat_call {
-	struct tpkit_call call;
-	const char *path;
-	__s32 dfd;
-	__u32 flags;
-};
-
-TPKIT_CALL_MAP(stat_calls, struct stat_call);
+TPKIT_CALL_MAP(stat_calls, struct tpkit_path_call);
 TPKIT_SCRATCH(scratch, struct statsnoop_event);
 
 static __always_inline int call_entry(__u32 id, __s32 dfd, const char *path, __u32 flags)
 {
-	struct stat_call *c;
-
-	if (!tpkit_current_selected())
-		return 0;
-	c = tpkit_call_enter(&stat_calls, id);
-	if (!c)
-		return 0;
-	c->path = path;
-	c->dfd = dfd;
-	c->flags = flags;
-	return 0;
+	return tpkit_path_call_enter(&stat_calls, id, dfd, path, flags, 0);
 }
 
 static __always_inline int call_return(void *ctx, __u32 id, __s64 ret)
 {
+	struct tpkit_path_call *c = tpkit_path_call_return(&stat_calls, id, ret, failed_only);
 	struct statsnoop_event *e;
-	struct stat_call *c;
-	bool cut;
-	long len;
 
-	c = tpkit_call_return(&stat_calls, id);
-	if (!c || (failed_only && ret >= 0))
+	if (!c)
 		return 0;
 	e = tpkit_scratch(&scratch);
 	if (!e)
@@ -58,9 +38,7 @@ static __always_inline int call_return(void *ctx, __u32 id, __s64 ret)
 	e->dfd = c->dfd;
 	e->flags = c->flags;
 	e->call = id;
-	len = tpkit_read_user_str(e->path, sizeof(e->path), c->path, &cut);
-	e->path_size = len > 0 ? len : 0;
-	e->path_cut = cut;
+	tpkit_read_user_path(e->path, sizeof(e->path), c->path, &e->path_size, &e->path_cut);
 	tpkit_emit_prefix(ctx, e, __builtin_offsetof(struct statsnoop_event, path) + e->path_size);
 	return 0;
 }

@@ -15,9 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 using namespace std::chrono_literals;
@@ -49,34 +52,63 @@ private:
     std::filesystem::path dir_;
 };
 
-// A process that makes the opens below when told and reports the descriptors it got through
-// `report` (three ints).
-std::unique_ptr<ScriptedChild> opener(const OpenPaths& paths, const std::string& too_long, int report)
-{
-    const char* existing = paths.existing.c_str();
-    const char* missing = paths.missing.c_str();
-    const char* long_path = too_long.c_str();
-    return std::make_unique<ScriptedChild>("tpk-opener", std::function<int()>{}, [=] {
-        int fds[3];
-        fds[0] = static_cast<int>(syscall(SYS_openat, AT_FDCWD, existing, O_RDONLY | O_CLOEXEC));
-        if (fds[0] < 0)
-            return 1;
-        fds[1] = static_cast<int>(syscall(SYS_open, missing, O_RDONLY));
-        if (fds[1] != -1 || errno != ENOENT)
-            return 2;
-        open_how how{};
-        how.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
-        fds[2] = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, existing, &how, sizeof(how)));
-        if (fds[2] < 0)
-            return 3;
-        if (syscall(SYS_openat, AT_FDCWD, existing, O_WRONLY | O_CREAT | O_EXCL, 0640) != -1 ||
-            errno != EEXIST)
-            return 4;
-        if (syscall(SYS_openat, AT_FDCWD, long_path, O_RDONLY) != -1 || errno != ENAMETOOLONG)
-            return 5;
-        return write(report, fds, sizeof(fds)) == sizeof(fds) ? 0 : 6;
-    });
-}
+// A process that makes the opens below when told, and the descriptors it got, which it reports
+// through a pipe.
+class Opener {
+public:
+    Opener()
+    {
+        if (pipe2(report_, O_CLOEXEC) != 0)
+            throw std::system_error(errno, std::generic_category(), "pipe2");
+        const char* existing = paths.existing.c_str();
+        const char* missing = paths.missing.c_str();
+        const char* long_path = too_long.c_str();
+        const int report = report_[1];
+        child_ = std::make_unique<ScriptedChild>("tpk-opener", std::function<int()>{}, [=] {
+            int fds[3];
+            fds[0] = static_cast<int>(syscall(SYS_openat, AT_FDCWD, existing, O_RDONLY | O_CLOEXEC));
+            if (fds[0] < 0)
+                return 1;
+            fds[1] = static_cast<int>(syscall(SYS_open, missing, O_RDONLY));
+            if (fds[1] != -1 || errno != ENOENT)
+                return 2;
+            open_how how{};
+            how.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
+            fds[2] = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, existing, &how, sizeof(how)));
+            if (fds[2] < 0)
+                return 3;
+            if (syscall(SYS_openat, AT_FDCWD, existing, O_WRONLY | O_CREAT | O_EXCL, 0640) != -1 ||
+                errno != EEXIST)
+                return 4;
+            if (syscall(SYS_openat, AT_FDCWD, long_path, O_RDONLY) != -1 || errno != ENAMETOOLONG)
+                return 5;
+            return write(report, fds, sizeof(fds)) == sizeof(fds) ? 0 : 6;
+        });
+        close(report_[1]);
+    }
+    ~Opener() { close(report_[0]); }
+
+    pid_t pid() const { return child_->pid(); }
+
+    // Makes the opens: the descriptors of the first three, or nothing when the child did not
+    // make them as planned.
+    std::optional<std::array<int, 3>> open_all()
+    {
+        std::array<int, 3> fds{};
+        if (child_->go_and_wait() != 0 ||
+            read(report_[0], fds.data(), sizeof(fds)) != ssize_t(sizeof(fds)))
+            return std::nullopt;
+        return fds;
+    }
+
+    OpenPaths paths;
+    // Longer than PATH_MAX: refused by the kernel, and cut by the tool at 4095 bytes.
+    const std::string too_long = "/" + std::string(5000, 'l');
+
+private:
+    int report_[2]{-1, -1};
+    std::unique_ptr<ScriptedChild> child_;
+};
 
 std::vector<nlohmann::json> events_of(const ToolRun& tool)
 {
@@ -103,22 +135,17 @@ struct Expected {
 TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
 {
     TPKIT_REQUIRE_LIVE();
-    OpenPaths paths;
-    // Longer than PATH_MAX: refused by the kernel, and cut by the tool at 4095 bytes.
-    const std::string too_long = "/" + std::string(5000, 'l');
-    int report[2];
-    ASSERT_EQ(pipe2(report, O_CLOEXEC), 0);
-    auto child = opener(paths, too_long, report[1]);
-    close(report[1]);
-    const std::string pid = std::to_string(child->pid());
+    Opener child;
+    const OpenPaths& paths = child.paths;
+    const std::string& too_long = child.too_long;
+    const std::string pid = std::to_string(child.pid());
     ToolRun all({tpkit::live::tool_path("opensnoop"), "--json", "-p", pid});
     ToolRun failed({tpkit::live::tool_path("opensnoop"), "--json", "-x", "-p", pid});
     for (ToolRun* tool : {&all, &failed})
         ASSERT_TRUE(tool->wait_until_attached(6, 20s)) << tool->stderr_text();
-    ASSERT_EQ(child->go_and_wait(), 0);
-    int fds[3];
-    ASSERT_EQ(read(report[0], fds, sizeof(fds)), ssize_t(sizeof(fds)));
-    close(report[0]);
+    auto opened = child.open_all();
+    ASSERT_TRUE(opened);
+    const auto& fds = *opened;
     for (ToolRun* tool : {&all, &failed}) {
         // The last open's line, then the rest of the output.
         ASSERT_TRUE(tool->wait_for_line(
@@ -154,8 +181,8 @@ TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
             EXPECT_EQ(e["path"], x.path) << e;
             EXPECT_EQ(e["path_cut"], x.path_cut) << e;
             EXPECT_EQ(e["dfd"], AT_FDCWD) << e;
-            EXPECT_EQ(e["pid"], child->pid()) << e;
-            EXPECT_EQ(e["tid"], child->pid()) << e;
+            EXPECT_EQ(e["pid"], child.pid()) << e;
+            EXPECT_EQ(e["tid"], child.pid()) << e;
             EXPECT_EQ(e["comm"], "tpk-opener") << e;
         }
     }
@@ -164,19 +191,15 @@ TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
 TEST(OpensnoopExact, ExtendedTextRows)
 {
     TPKIT_REQUIRE_LIVE();
-    OpenPaths paths;
-    const std::string too_long = "/" + std::string(5000, 'l');
-    int report[2];
-    ASSERT_EQ(pipe2(report, O_CLOEXEC), 0);
-    auto child = opener(paths, too_long, report[1]);
-    close(report[1]);
-    const std::string pid = std::to_string(child->pid());
+    Opener child;
+    const OpenPaths& paths = child.paths;
+    const std::string& too_long = child.too_long;
+    const std::string pid = std::to_string(child.pid());
     ToolRun tool({tpkit::live::tool_path("opensnoop"), "-e", "-p", pid});
     ASSERT_TRUE(tool.wait_until_attached(6, 20s)) << tool.stderr_text();
-    ASSERT_EQ(child->go_and_wait(), 0);
-    int fds[3];
-    ASSERT_EQ(read(report[0], fds, sizeof(fds)), ssize_t(sizeof(fds)));
-    close(report[0]);
+    auto opened = child.open_all();
+    ASSERT_TRUE(opened);
+    const auto& fds = *opened;
     ASSERT_TRUE(tool.wait_for_line([](const std::string& l) { return l.find("…") != std::string::npos; }, 20s))
         << tool.stderr_text();
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();

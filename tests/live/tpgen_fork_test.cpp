@@ -22,22 +22,36 @@ const std::string comm = "tpk-tpgen";
 
 std::set<pid_t> as_set(const std::vector<pid_t>& pids) { return {pids.begin(), pids.end()}; }
 
+// Loads Skel with the batch's comm as its target, attaches it and runs the batch of forks.
+template <class Skel>
+std::pair<tpkit::Skeleton<Skel>, tpkit::live::ForkBatch> run_batch_under(const std::string& name)
+{
+    auto skel = tpkit::Skeleton<Skel>::open(name);
+    std::memcpy(const_cast<char*>(skel->rodata->target_comm), comm.c_str(), comm.size() + 1);
+    skel.load();
+    skel.attach();
+    tpkit::live::ForkBatch batch = tpkit::live::run_fork_batch(comm, children, 0);
+    return {std::move(skel), std::move(batch)};
+}
+
+// What every program of a batch saw: exactly its children, by pid.
+template <class Bss>
+void expect_exactly_the_children(const Bss* bss, const tpkit::live::ForkBatch& batch)
+{
+    ASSERT_EQ(bss->seen_count, static_cast<unsigned>(children));
+    std::vector<pid_t> seen(bss->child_pids, bss->child_pids + children);
+    EXPECT_EQ(as_set(seen), as_set(batch.children));
+}
+
 } // namespace
 
 TEST(TpgenLive, FlavouredForkGettersReadChildPidAndCommOnThisKernel)
 {
     TPKIT_REQUIRE_LIVE();
-    auto skel = tpkit::Skeleton<tpgen_fork_bpf>::open("tpgen_fork");
-    std::memcpy(const_cast<char*>(skel->rodata->target_comm), comm.c_str(), comm.size() + 1);
-    skel.load();
-    skel.attach();
-
-    tpkit::live::ForkBatch batch = tpkit::live::run_fork_batch(comm, children, 0);
+    auto [skel, batch] = run_batch_under<tpgen_fork_bpf>("tpgen_fork");
 
     const auto* bss = skel->bss;
-    ASSERT_EQ(bss->seen_count, static_cast<unsigned>(children));
-    std::vector<pid_t> seen(bss->child_pids, bss->child_pids + children);
-    EXPECT_EQ(as_set(seen), as_set(batch.children));
+    expect_exactly_the_children(bss, batch);
     for (int i = 0; i < children; i++) {
         EXPECT_EQ(bss->parent_pids[i], batch.forker) << i;
         EXPECT_EQ(std::string(bss->parent_comms[i]), comm) << i;
@@ -48,17 +62,10 @@ TEST(TpgenLive, FlavouredForkGettersReadChildPidAndCommOnThisKernel)
 TEST(TpgenLive, RawArgumentsReadTheChildPidFromItsTaskStruct)
 {
     TPKIT_REQUIRE_LIVE();
-    auto skel = tpkit::Skeleton<tpgen_raw_fork_bpf>::open("tpgen_raw_fork");
-    std::memcpy(const_cast<char*>(skel->rodata->target_comm), comm.c_str(), comm.size() + 1);
-    skel.load();
-    skel.attach();
-
-    tpkit::live::ForkBatch batch = tpkit::live::run_fork_batch(comm, children, 0);
+    auto [skel, batch] = run_batch_under<tpgen_raw_fork_bpf>("tpgen_raw_fork");
 
     const auto* bss = skel->bss;
-    ASSERT_EQ(bss->seen_count, static_cast<unsigned>(children));
-    std::vector<pid_t> seen(bss->child_pids, bss->child_pids + children);
-    EXPECT_EQ(as_set(seen), as_set(batch.children));
+    expect_exactly_the_children(bss, batch);
     for (int i = 0; i < children; i++) {
         EXPECT_EQ(bss->child_tgids[i], bss->child_pids[i]) << i; // processes, not threads
         EXPECT_EQ(std::string(bss->child_comms[i]), comm) << i;

@@ -22,12 +22,17 @@
  * value (an event built at the entry, up to 64 KiB) is given back with tpkit_call_forget().
  *
  * tpkit_read_user_str() reads a call's string argument (a path, an argument of argv) and says
- * whether it was cut. */
+ * whether it was cut.
+ *
+ * Calls on a path (open, stat, …) keep the same arguments: TPKIT_CALL_MAP(calls, struct
+ * tpkit_path_call), tpkit_path_call_enter() at the entry, tpkit_path_call_return() at the
+ * return, and tpkit_read_user_path() into the event. */
 #ifndef TPKIT_CALL_BPF_H
 #define TPKIT_CALL_BPF_H
 
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
+#include <tpkit/task.bpf.h>
 
 struct tpkit_call {
 	__u64 start_ns; /* bpf_ktime_get_ns() at the entry */
@@ -97,6 +102,55 @@ static __always_inline long tpkit_read_user_str(char *dst, __u32 size, const cha
 		*cut = last != '\0';
 	}
 	return len;
+}
+
+/* tpkit_read_user_str() into an event's path, with its size (0 when unreadable) and whether
+ * it was cut. */
+static __always_inline void tpkit_read_user_path(char *dst, __u32 size, const char *src,
+						 __u32 *path_size, __u32 *path_cut)
+{
+	bool cut;
+	long len = tpkit_read_user_str(dst, size, src, &cut);
+
+	*path_size = len > 0 ? len : 0;
+	*path_cut = cut;
+}
+
+struct tpkit_path_call {
+	struct tpkit_call call;
+	const char *path;
+	__u64 flags;
+	__u64 mode;
+	__s32 dfd; /* the directory a relative path starts from (AT_FDCWD: the working directory) */
+	__u32 reserved;
+};
+
+/* At the entry of call `id` by a selected task (-p, -t, -u, --cgroup, --comm): its arguments. */
+static __always_inline int tpkit_path_call_enter(void *map, __u32 id, __s32 dfd, const char *path,
+						 __u64 flags, __u64 mode)
+{
+	struct tpkit_path_call *c;
+
+	if (!tpkit_current_selected())
+		return 0;
+	c = tpkit_call_enter(map, id);
+	if (!c)
+		return 0;
+	c->path = path;
+	c->flags = flags;
+	c->mode = mode;
+	c->dfd = dfd;
+	return 0;
+}
+
+/* At the return of call `id` with result `ret`: its entry's arguments, or NULL when the thread
+ * was not in the call or, with failed_only, the call succeeded. */
+static __always_inline struct tpkit_path_call *tpkit_path_call_return(void *map, __u32 id, __s64 ret,
+								       bool failed_only)
+{
+	struct tpkit_path_call *c = tpkit_call_return(map, id);
+
+	return c && !(failed_only && ret >= 0) ? c : 0;
 }
 
 #endif
