@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 
 namespace fs = std::filesystem;
 
@@ -111,9 +112,66 @@ std::vector<std::string> split_interval_count(const std::vector<std::string>& po
     return events;
 }
 
+EventFilters::EventFilters(std::string_view every_event)
+{
+    if (!every_event.empty())
+        filters_.push_back({"", std::string(every_event)});
+}
+
+EventFilters::EventFilters(const std::vector<std::string>& options)
+{
+    // "sys:event=EXPR": no expression starts with a name holding ':' (nor a quote or space
+    // before the first '='), so the scope cannot be mistaken for one.
+    static const std::regex scoped(R"(([A-Za-z0-9_*?\[\]!-]+:[A-Za-z0-9_*?\[\]!-]+)=([^=][\s\S]*|))");
+    for (const std::string& option : options) {
+        std::smatch m;
+        if (!std::regex_match(option, m, scoped)) {
+            if (!option.empty())
+                filters_.push_back({"", option});
+            continue;
+        }
+        if (m[2].length() == 0)
+            throw Error(Exit::usage, fmt::format("--filter '{}': no expression after '='", option));
+        filters_.push_back({m[1].str(), m[2].str()});
+    }
+}
+
+EventFilters EventFilters::and_every(std::string_view expr) const
+{
+    EventFilters more = *this;
+    more.filters_.push_back({"", std::string(expr)});
+    return more;
+}
+
+std::string EventFilters::of(const TracepointName& event) const
+{
+    std::vector<std::string_view> exprs;
+    for (const Scoped& f : filters_)
+        if (f.events.empty() || glob_matches(f.events, event.str()))
+            exprs.push_back(f.expr);
+    if (exprs.size() == 1)
+        return std::string(exprs.front());
+    std::string all;
+    for (std::string_view expr : exprs)
+        all += fmt::format("{}({})", all.empty() ? "" : " && ", expr);
+    return all;
+}
+
+void EventFilters::require_used(const std::vector<TracepointName>& events) const
+{
+    for (const Scoped& f : filters_) {
+        bool used = f.events.empty() || std::any_of(events.begin(), events.end(), [&](const auto& e) {
+                        return glob_matches(f.events, e.str());
+                    });
+        if (!used)
+            throw Error(Exit::usage, fmt::format("--filter '{}={}': '{}' is none of the events traced",
+                                                 f.events, f.expr, f.events));
+    }
+}
+
 std::vector<EventPlan> plan_events(const fs::path& events_root,
                                    const std::vector<std::string>& patterns,
-                                   std::string_view filter, std::size_t max_events)
+                                   const EventFilters& filters, std::size_t max_events)
 {
     std::vector<TracepointName> names;
     std::vector<std::string> skipped; // events a glob matched that cannot take BPF programs
@@ -152,6 +210,7 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
                                     name.str()));
         names.push_back(std::move(name));
     }
+    filters.require_used(names);
     std::vector<EventPlan> plans;
     for (auto& name : names) {
         bool seen = std::any_of(plans.begin(), plans.end(),
@@ -165,7 +224,7 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
         plan.format.system = name.system;
         plan.name = std::move(name);
         try {
-            plan.filter = compile_filter(filter, plan.format);
+            plan.filter = compile_filter(filters.of(plan.name), plan.format);
         } catch (const Error& e) {
             // Several events: say which one the expression does not fit.
             if (names.size() > 1)
@@ -251,17 +310,15 @@ const Field* KeyChoice::field_in(const EventFormat& format) const
 
 std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_root,
                                          const std::vector<std::string>& patterns,
-                                         std::string_view filter, const KeyChoice& key,
+                                         const EventFilters& filters, const KeyChoice& key,
                                          std::size_t max_events)
 {
-    auto plans = plan_events(events_root, patterns, filter, max_events);
+    auto plans = plan_events(events_root, patterns, filters, max_events);
     if (key.meaning != KeyChoice::Meaning::error)
         return plans;
     for (auto& plan : plans)
         configure_key(plan.config, key, plan.format); // says which event has no `ret`
-    return plan_events(events_root, patterns,
-                       filter.empty() ? "ret < 0" : fmt::format("({}) && ret < 0", filter),
-                       max_events);
+    return plan_events(events_root, patterns, filters.and_every("ret < 0"), max_events);
 }
 
 KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed)
@@ -633,6 +690,8 @@ Link attach_instance(const EnginePrograms& programs, const InstancePlan& instanc
     if (!link)
         throw_libbpf_error(Exit::kernel_refused,
                            fmt::format("cannot attach to raw tracepoint {}", tracepoint), errno);
+    for (std::uint32_t index : instance.events)
+        note_traced(plans[index].name.str()); // what was asked for, through raw_syscalls
     return Link(link, &bpf_link__destroy);
 }
 

@@ -9,6 +9,7 @@ constexpr const char* examples = R"(  tpcount sched:sched_process_fork          
   tpcount syscalls:sys_enter_read --by comm       # read() calls by command name
   tpcount syscalls:sys_enter_read --by fd --filter 'count > 4096'
   tpcount sched:sched_switch --by prev_comm --json -d 5
+  tpcount 'sched:sched_*' --filter 'sched:sched_switch=prev_pid == 0'  # a filter for one event
 )";
 
 } // namespace
@@ -18,8 +19,10 @@ int main(int argc, char** argv)
     tpkit::Cli cli("tpcount", "Count the events of any tracepoints, in the kernel.", examples);
     tpkit::tpcount::Options options;
     cli.app().add_option("--by", options.by, "count by comm, pid, tid, cpu or FIELD");
-    cli.app().add_option("--filter", options.filter,
-                         "only events matching this expression (the kernel's filter grammar)");
+    cli.app().add_option("--filter", options.filters,
+                         "only events matching this expression (the kernel's filter grammar); "
+                         "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
+        ->allow_extra_args(false);
     cli.app().add_option("--top", options.top, "print only the N largest counts")
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
     cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")

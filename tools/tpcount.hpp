@@ -25,7 +25,7 @@ namespace tpkit::tpcount {
 struct Options {
     std::vector<std::string> events;
     std::string by;
-    std::string filter;
+    std::vector<std::string> filters; // --filter, each for every event or SYSTEM:EVENT=EXPR
     std::size_t top = 0;
     std::uint32_t max_keys = 10240;
     bool classic = false;
@@ -124,7 +124,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     };
     auto state = std::make_shared<State>();
     state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
-    state->plans = plan_keyed_events(live_events_root(), options.events, options.filter, state->key);
+    state->plans = plan_keyed_events(live_events_root(), options.events, EventFilters(options.filters), state->key);
     const auto& key = state->key;
     const auto& plans = state->plans;
     for (auto& plan : state->plans)

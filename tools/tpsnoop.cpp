@@ -23,7 +23,7 @@ constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork          
 
 struct Options {
     std::vector<std::string> events;
-    std::string filter;
+    std::vector<std::string> filters; // --filter, each for every event or SYSTEM:EVENT=EXPR
     std::vector<std::string> fields;
     bool classic = false;
 };
@@ -100,8 +100,11 @@ int main(int argc, char** argv)
                    "from their format.",
                    examples);
     Options options;
-    cli.app().add_option("--filter", options.filter,
-                         "only events matching this expression (the kernel's filter grammar)");
+    cli.app()
+        .add_option("--filter", options.filters,
+                    "only events matching this expression (the kernel's filter grammar); "
+                    "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
+        ->allow_extra_args(false);
     cli.app()
         .add_option("-f,--fields", options.fields,
                     "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
@@ -118,7 +121,8 @@ int main(int argc, char** argv)
 
     return tpkit::run_tool(cli.name(), [&] {
         const tpkit::CommonOptions& common = cli.options();
-        auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events, options.filter);
+        auto plans = tpkit::plan_events(tpkit::live_events_root(), options.events,
+                                          tpkit::EventFilters(options.filters));
         tpkit::prepare_snoop(plans, options.fields);
 
         auto transport = tpkit::choose_transport(common.perf_buffer);

@@ -48,15 +48,44 @@ struct EventPlan {
 std::vector<std::string> split_interval_count(const std::vector<std::string>& positionals,
                                               CommonOptions& options);
 
-// The events named by PATTERNS ("sys:event" or a glob), each with FILTER compiled against its
-// own format and config.event set to its index. Unknown event or a glob that matches nothing →
+// --filter, given once or more: `EXPR` for every event, or `SYSTEM:EVENT=EXPR` (the event may be
+// a glob) for the events it names alone. An event must match every expression that applies to
+// it. A string converts to one expression for every event.
+class EventFilters {
+public:
+    EventFilters() = default;
+    EventFilters(std::string_view every_event);                // NOLINT: one expression, implicit
+    EventFilters(const char* every_event) : EventFilters(std::string_view(every_event)) {} // NOLINT
+    EventFilters(const std::string& every_event) : EventFilters(std::string_view(every_event)) {} // NOLINT
+    // Each --filter as given; an empty EXPR after `SYSTEM:EVENT=` → Error(usage).
+    explicit EventFilters(const std::vector<std::string>& options);
+
+    // The same, with EXPR added for every event.
+    EventFilters and_every(std::string_view expr) const;
+
+    // The expression for an event ("" when none applies).
+    std::string of(const TracepointName& event) const;
+
+    // Error(usage) for a `SYSTEM:EVENT=` filter that names none of EVENTS.
+    void require_used(const std::vector<TracepointName>& events) const;
+
+private:
+    struct Scoped {
+        std::string events; // a glob of "system:event"; "" for every event
+        std::string expr;
+    };
+    std::vector<Scoped> filters_;
+};
+
+// The events named by PATTERNS ("sys:event" or a glob), each with its FILTERS compiled against
+// its own format and config.event set to its index. Unknown event or a glob that matches nothing →
 // Error(unknown_target); a bad filter → Error(usage). At most max_events events.
 // ftrace:* events take no BPF programs: named, or all a glob matches → Error(unknown_target);
 // among other events a glob matches, they are left out, said once on stderr
 // ("PROGRAM: skipping N ftrace:* events: ...").
 std::vector<EventPlan> plan_events(const std::filesystem::path& events_root,
                                    const std::vector<std::string>& patterns,
-                                   std::string_view filter, std::size_t max_events = 1024);
+                                   const EventFilters& filters, std::size_t max_events = 1024);
 
 // The field NAME of an event; Error(unknown_target) naming the fields it has otherwise.
 const Field& find_field(const EventFormat& format, std::string_view name);
@@ -84,7 +113,7 @@ struct KeyChoice {
 // to FILTER), once every event is known to be a syscall exit (else Error(usage) saying so).
 std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_root,
                                          const std::vector<std::string>& patterns,
-                                         std::string_view filter, const KeyChoice& key,
+                                         const EventFilters& filters, const KeyChoice& key,
                                          std::size_t max_events = 1024);
 
 // Parses --by (empty: no key). `allowed` lists the generic keys the tool takes.

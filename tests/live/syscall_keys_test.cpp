@@ -95,6 +95,24 @@ TEST(TpcountExact, BySyscallNamesRawAndPerSyscallEvents)
     EXPECT_EQ(one, (std::map<std::string, std::uint64_t>{{"getppid", getppids}}));
 }
 
+TEST(TpcountExact, FilterScopedToOneEventLeavesTheOthersWhole)
+{
+    TPKIT_REQUIRE_LIVE();
+    // Only the failed opens with ENOENT; every getppid. Both paths: raw_syscalls, and one classic
+    // tracepoint per event.
+    for (bool classic : {false, true}) {
+        std::vector<std::string> args{"syscalls:sys_exit_openat", "syscalls:sys_enter_getppid",
+                                      "--by", "syscall", "--filter",
+                                      "syscalls:sys_exit_openat=ret == -2"};
+        if (classic)
+            args.emplace_back("--classic");
+        auto counts = counts_of(args, "tpkit-scoped", "syscall");
+        EXPECT_EQ(counts, (std::map<std::string, std::uint64_t>{{"openat", missing_opens},
+                                                               {"getppid", getppids}}))
+            << (classic ? "classic" : "raw_syscalls");
+    }
+}
+
 TEST(EngineToolErrors, SyscallKeysOnOtherEvents)
 {
     TPKIT_REQUIRE_LIVE();

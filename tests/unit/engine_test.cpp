@@ -109,6 +109,48 @@ TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
               Exit::usage);
 }
 
+TEST(EngineEvents, FiltersScopedToEventsApplyToThoseAlone)
+{
+    auto root = events_root("linux-6.18");
+    // Every event: "count > 1"; sys_enter_read also "fd == 3"; the sched glob, its own.
+    tpkit::EventFilters filters(std::vector<std::string>{
+        "count > 1", "syscalls:sys_enter_read=fd == 3", "sched:sched_process_f*=child_pid == 7"});
+    EXPECT_EQ(filters.of({"syscalls", "sys_enter_write"}), "count > 1");
+    EXPECT_EQ(filters.of({"syscalls", "sys_enter_read"}), "(count > 1) && (fd == 3)");
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"sched:sched_switch=prev_pid==1"})
+                  .of({"sched", "sched_switch"}),
+              "prev_pid==1");
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"sched:sched_switch=prev_pid==1"})
+                  .of({"sched", "sched_wakeup"}),
+              "");
+    // An expression that only looks like a scope is one expression: '==' after the name.
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"comm == \"a:b=c\""}).of({"x", "y"}),
+              "comm == \"a:b=c\"");
+
+    auto plans = tpkit::plan_events(
+        root, {"syscalls:sys_enter_read", "syscalls:sys_enter_write"},
+        tpkit::EventFilters(std::vector<std::string>{"syscalls:sys_enter_read=fd == 3"}));
+    ASSERT_EQ(plans.size(), 2u);
+    EXPECT_GT(plans[0].filter.len, 0u);
+    EXPECT_EQ(plans[1].filter.len, 0u);
+
+    // A scope that names none of the events, or no expression after '=', is a usage error; so is
+    // an expression that does not fit the event it names.
+    for (const char* bad : {"sched:sched_switch=prev_pid == 1", "syscalls:sys_enter_read=",
+                            "syscalls:sys_enter_write=fd == 3 &&"})
+        EXPECT_EQ(exit_of([&] {
+                      tpkit::plan_events(root, {"syscalls:sys_enter_read", "syscalls:sys_enter_write"},
+                                         tpkit::EventFilters(std::vector<std::string>{bad}));
+                  }),
+                  Exit::usage)
+            << bad;
+    // --by errno adds `ret < 0` to every event's own filter.
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"syscalls:sys_exit_read=ret == -2"})
+                  .and_every("ret < 0")
+                  .of({"syscalls", "sys_exit_read"}),
+              "(ret == -2) && (ret < 0)");
+}
+
 TEST(EngineEvents, SnoopFieldsAndRecordLayout)
 {
     auto root = events_root("linux-6.18");

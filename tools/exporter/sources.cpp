@@ -84,7 +84,7 @@ tpcount::Options count_options(const MetricConfig& m)
     tpcount::Options options;
     options.events = m.events;
     options.by = m.by;
-    options.filter = m.filter;
+    options.filters = {m.filter};
     options.max_keys = static_cast<std::uint32_t>(m.max_series);
     return options;
 }
