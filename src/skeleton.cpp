@@ -2,10 +2,14 @@
 #include "tpkit/skeleton.hpp"
 
 #include "tpkit/btf.hpp"
+#include "tpkit/cli.hpp"
 #include "tpkit/tracefs.hpp"
+
+#include <fmt/core.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <string_view>
 
 namespace tpkit {
 namespace {
@@ -36,7 +40,38 @@ Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::
     if (!link)
         throw_libbpf_error(Exit::kernel_refused,
                            "cannot attach to tracepoint " + system + ":" + event, errno);
+    note_traced(system + ":" + event);
     return Link(link, &bpf_link__destroy);
+}
+
+void require_tracefs_for(const bpf_object* obj)
+{
+    bpf_program* prog = nullptr;
+    while ((prog = bpf_object__next_program(obj, prog))) {
+        if (bpf_program__autoload(prog) && bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT) {
+            tracefs_root();
+            return;
+        }
+    }
+}
+
+void note_attached_programs(const bpf_object* obj)
+{
+    bpf_program* prog = nullptr;
+    while ((prog = bpf_object__next_program(obj, prog))) {
+        std::string_view section = bpf_program__section_name(prog);
+        auto slash = section.find('/');
+        if (!bpf_program__autoload(prog) || slash == std::string_view::npos)
+            continue;
+        std::string_view kind = section.substr(0, slash), target = section.substr(slash + 1);
+        if (kind == "tracepoint" || kind == "tp") {
+            auto sep = target.find('/');
+            if (sep != std::string_view::npos)
+                note_traced(fmt::format("{}:{}", target.substr(0, sep), target.substr(sep + 1)));
+        } else if (kind == "raw_tp" || kind == "raw_tracepoint") {
+            note_traced(fmt::format("rawtracepoint:{}", target));
+        }
+    }
 }
 
 bool kernel_has_raw_tracepoint(const std::string& event)

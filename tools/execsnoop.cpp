@@ -6,7 +6,6 @@
 
 #include <tpkit/json.hpp>
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 #include <fmt/format.h>
 
@@ -156,7 +155,6 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // libbpf reads the tracepoints' IDs there
         tpkit::run_stream<execsnoop_bpf, Event>(
             cli, columns(print_uid, quote),
             [&](execsnoop_bpf& skel) {

@@ -5,7 +5,6 @@
 
 #include <tpkit/signals.hpp>
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 #include <algorithm>
 
@@ -56,7 +55,6 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // libbpf reads the tracepoint's ID there
         tpkit::run_stream<exitsnoop_bpf, Event>(cli, columns, [&](exitsnoop_bpf& skel) {
             skel.rodata->threaded = threaded;
             skel.rodata->failed_only = failed_only;

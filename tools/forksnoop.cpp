@@ -4,7 +4,6 @@
 #include "forksnoop.skel.h"
 
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 namespace {
 
@@ -46,8 +45,6 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        if (!raw)
-            tpkit::tracefs_root(); // libbpf reads the tracepoints' IDs there; raw ones need none
         tpkit::run_stream<forksnoop_bpf, Event>(cli, columns, [&](forksnoop_bpf& skel) {
             const char* what = "cannot choose forksnoop's programs";
             tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_raw_tp, raw), what);

@@ -5,7 +5,6 @@
 #include "oomkill.skel.h"
 
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 namespace {
 
@@ -66,7 +65,6 @@ int main(int argc, char** argv)
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // the classic half: libbpf reads the tracepoint's ID there
         tpkit::run_stream<oomkill_bpf, Event>(cli, columns);
     });
 }

@@ -8,7 +8,6 @@
 
 #include <tpkit/signals.hpp>
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 #include <string>
 
@@ -112,7 +111,6 @@ inline Columns<Event> columns(const Options& options)
 inline void run(const Cli& cli, const Options& options)
 {
     const std::uint64_t signal_set = options.signals.empty() ? 0 : parse_signal_set(options.signals);
-    tracefs_root(); // libbpf reads the tracepoints' IDs there
     run_stream<sigsnoop_bpf, Event>(cli, columns(options), [&](sigsnoop_bpf& skel) {
         skel.rodata->kill_calls = options.kill_calls;
         skel.rodata->failed_only = options.failed_only;

@@ -7,7 +7,6 @@
 #include <tpkit/constants.hpp>
 #include <tpkit/stream.hpp>
 #include <tpkit/syscalls.hpp>
-#include <tpkit/tracefs.hpp>
 
 #include <fmt/format.h>
 
@@ -65,7 +64,6 @@ int main(int argc, char** argv)
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // libbpf reads the tracepoints' IDs there
         tpkit::run_stream<syncsnoop_bpf, Event>(cli, columns);
     });
 }

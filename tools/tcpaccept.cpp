@@ -6,7 +6,6 @@
 
 #include <tpkit/inet.hpp>
 #include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
 
 namespace {
 
@@ -50,7 +49,6 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // classic tracepoints: libbpf reads their IDs there
         tpkit::run_stream<tcpaccept_bpf, Event>(cli, columns, [&](tcpaccept_bpf& skel) {
             tpkit::apply_inet_filter(skel, filter);
         });

@@ -23,6 +23,13 @@ void set_libbpf_verbose(bool verbose);
 // about 40 open files; the hard limit is 5 (ulimit -Hn)"), instead of a load failing midway.
 void raise_fd_limit_once(const bpf_object* obj, const std::string& what);
 
+// Finds (or, as root, mounts) tracefs when OBJ has a classic tracepoint program to load: its
+// attach reads the tracepoint's ID there. Raw tracepoints need none.
+void require_tracefs_for(const bpf_object* obj);
+
+// note_traced() for each autoloaded program of OBJ that its section attaches.
+void note_attached_programs(const bpf_object* obj);
+
 template <class Skel>
 class Skeleton {
 public:
@@ -38,6 +45,7 @@ public:
     // Refuses maps larger than the memory limit (charge_map_memory) before creating any.
     void load()
     {
+        require_tracefs_for(skel_->obj);
         charge_map_memory(skel_->obj, what_);
         raise_fd_limit_once(skel_->obj, what_);
         if (int err = Skel::load(skel_.get()))
@@ -49,6 +57,7 @@ public:
     {
         if (int err = Skel::attach(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot attach BPF programs of " + what_, err);
+        note_attached_programs(skel_->obj);
     }
 
     Skel* operator->() const noexcept { return skel_.get(); }
