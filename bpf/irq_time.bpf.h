@@ -13,7 +13,6 @@
 #include <tpkit/task.bpf.h>
 #include "softirqs.h"
 
-const volatile __s32 target_cpu = -1; /* -c: only this CPU */
 const volatile bool histograms = false; /* -d */
 const volatile bool nanoseconds = false; /* -N: histograms in nsecs */
 
@@ -32,9 +31,7 @@ static __always_inline void irq_entered(void)
 	__u32 zero = 0;
 	__u64 *at;
 
-	if (target_cpu >= 0 && bpf_get_smp_processor_id() != (__u32)target_cpu)
-		return;
-	if (!tpkit_current_selected()) /* the task the handler interrupted */
+	if (!tpkit_current_selected()) /* --cpu, and the task the handler interrupted */
 		return;
 	at = bpf_map_lookup_elem(&irq_entered_at, &zero);
 	if (at)

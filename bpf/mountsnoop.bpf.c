@@ -12,6 +12,8 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+const volatile bool failed_only = false; /* -x */
+
 /* A call between its entry and its return: its arguments. */
 struct mount_call {
 	struct tpkit_call call;
@@ -71,7 +73,7 @@ static __always_inline int leave(void *ctx, __u32 op, __s64 ret)
 	__u64 *args, used = 0;
 
 	c = tpkit_call_return(&calls, op);
-	if (!c)
+	if (!c || (failed_only && ret >= 0))
 		return 0;
 	e = tpkit_scratch(&scratch);
 	if (!e)

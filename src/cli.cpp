@@ -14,13 +14,16 @@
 #include <unistd.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <system_error>
+#include <vector>
 
 namespace tpkit {
 namespace {
@@ -30,6 +33,26 @@ std::int64_t clock_ns(clockid_t clock)
     timespec ts{};
     clock_gettime(clock, &ts);
     return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::vector<std::string>& traced_events()
+{
+    static std::vector<std::string> events;
+    return events;
+}
+
+// "Tracing a, b, c and 5 more for 10 s… Ctrl-C to end."
+void say_tracing(double duration_seconds)
+{
+    const auto& events = traced_events();
+    constexpr std::size_t named = 3;
+    std::string what;
+    for (std::size_t i = 0; i < std::min(events.size(), named); i++)
+        what += (i == 0 ? " " : ", ") + events[i];
+    if (events.size() > named)
+        what += fmt::format(" and {} more", events.size() - named);
+    std::string until = duration_seconds > 0 ? fmt::format(" for {} s", duration_seconds) : "";
+    fmt::print(stderr, "Tracing{}{}… Ctrl-C to end.\n", what, until);
 }
 
 // Set by reload_signal_fd(): SIGHUP then means "reload", not "stop".
@@ -119,6 +142,12 @@ void Cli::add_task_filters()
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
                                               : std::string();
         });
+    add_cpu_filter();
+}
+
+void Cli::add_cpu_filter()
+{
+    cpu_ = app_.add_option("--cpu", options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_run_options()
@@ -164,6 +193,12 @@ void Cli::release_short_duration()
     if (duration_ && app_.remove_option(duration_))
         duration_ = app_.add_option("--duration", options_.duration, "stop after SECONDS")
                         ->check(positive_number);
+}
+
+void Cli::add_short_cpu()
+{
+    if (cpu_ && app_.remove_option(cpu_))
+        cpu_ = app_.add_option("-c,--cpu", options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_disk(std::string& disk)
@@ -302,9 +337,18 @@ int reload_signal_fd()
     return fd;
 }
 
+void note_traced(std::string_view event)
+{
+    auto& events = traced_events();
+    if (std::find(events.begin(), events.end(), event) == events.end())
+        events.emplace_back(event);
+}
+
 StopSignal::StopSignal(double duration_seconds)
 {
     stop_signal_fd();
+    if (isatty(STDERR_FILENO))
+        say_tracing(duration_seconds);
     if (duration_seconds > 0)
         deadline_ = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -236,8 +236,6 @@ std::string percentile_text(const Histogram& hist, const Bucket& b)
 std::string render_bars(const Histogram& hist, const HistogramLabel& label)
 {
     std::span<const Bucket> shown = hist.nonempty_span();
-    if (shown.empty())
-        return {};
     std::uint64_t max_count = 0;
     for (const Bucket& b : shown)
         max_count = std::max(max_count, b.count);
@@ -260,7 +258,7 @@ std::string render_bars(const Histogram& hist, const HistogramLabel& label)
     } else {
         // bcc's print_log2_hist: it widens the columns and halves the bars past slot 32, that is
         // once values reach 2^33.
-        bool wide = shown.back().high >= (std::uint64_t{1} << 33);
+        bool wide = !shown.empty() && shown.back().high >= (std::uint64_t{1} << 33);
         int indent = wide ? 15 : 5, title_width = wide ? 29 : 19, value_width = wide ? 20 : 10;
         unsigned stars = wide ? 20 : 40;
         out += fmt::format("{:{}}{:<{}} : count    distribution\n", "", indent, value_title(label), title_width);
@@ -269,6 +267,9 @@ std::string render_bars(const Histogram& hist, const HistogramLabel& label)
                                bar(b.count, max_count, stars));
         }
     }
+    // Nothing counted: the heading alone, as bcc prints it, so that a run that saw nothing says so.
+    if (shown.empty())
+        return out;
 
     std::string percentiles;
     for (double p : report_percentiles)

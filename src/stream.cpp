@@ -3,6 +3,7 @@
 
 #include "tpkit/error.hpp"
 
+#include <bpf/libbpf.h>
 #include <fmt/core.h>
 #include <linux/magic.h>
 #include <mntent.h>
@@ -63,6 +64,17 @@ std::optional<std::uint32_t> task_tgid(std::uint32_t id)
 }
 
 } // namespace
+
+std::uint32_t target_cpu(const CommonOptions& options)
+{
+    if (!options.cpu)
+        return UINT32_MAX;
+    const int cpus = libbpf_num_possible_cpus();
+    if (cpus > 0 && *options.cpu >= static_cast<std::uint32_t>(cpus))
+        throw Error(Exit::unknown_target, fmt::format("unknown CPU {}: this machine has CPUs 0 to {}",
+                                                      *options.cpu, cpus - 1));
+    return *options.cpu;
+}
 
 void require_target_tasks(const CommonOptions& options)
 {

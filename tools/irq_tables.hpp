@@ -34,7 +34,6 @@ struct Options {
     bool count = false;
     bool histograms = false;
     bool nanoseconds = false;
-    int cpu = -1;
 };
 
 inline void add_options(Cli& cli, Options& options)
@@ -44,8 +43,7 @@ inline void add_options(Cli& cli, Options& options)
     app.add_flag("-C,--count", options.count, "show event counts instead of timing");
     app.add_flag("-d,--dist", options.histograms, "show distributions as histograms");
     app.add_flag("-N,--nanoseconds", options.nanoseconds, "output in nanoseconds");
-    app.add_option("-c,--cpu", options.cpu, "trace this CPU only")
-        ->check(CLI::NonNegativeNumber);
+    cli.add_short_cpu();
 }
 
 // What a tool counts: the event it counts at ("irq:softirq_exit"), the key's label ("softirq"),
@@ -112,11 +110,6 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uin
 {
     if (options.count && (options.histograms || options.nanoseconds))
         throw Error(Exit::usage, "-C counts events: it cannot be used with -d or -N");
-    const int cpus = libbpf_num_possible_cpus();
-    if (options.cpu >= 0 && cpus > 0 && options.cpu >= cpus)
-        throw Error(Exit::unknown_target,
-                    fmt::format("unknown CPU {}: this machine has CPUs 0 to {}", options.cpu,
-                                cpus - 1));
     struct State {
         Skeleton<Skel> skel;
         SwappedMap stats;
@@ -124,7 +117,6 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uin
     };
     auto skel = Skeleton<Skel>::open(cli.name());
     apply_task_filters(*skel, cli.options());
-    skel->rodata->target_cpu = options.cpu;
     skel->rodata->histograms = options.histograms;
     skel->rodata->nanoseconds = options.nanoseconds;
     SwappedMap stats(skel->maps.stats, skel->maps.stats_a, skel->maps.stats_b);

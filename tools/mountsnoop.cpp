@@ -7,7 +7,6 @@
 #include <tpkit/constants.hpp>
 #include <tpkit/stream.hpp>
 #include <tpkit/syscalls.hpp>
-#include <tpkit/tracefs.hpp>
 
 #include <fmt/format.h>
 
@@ -17,6 +16,7 @@ namespace {
 
 constexpr const char* examples = R"(  mountsnoop                # every mount-family call, with its result
   mountsnoop -p 1216        # only calls made by PID 1216
+  mountsnoop -x             # only failed calls
   mountsnoop -T             # seconds since start instead of the time of day
   mountsnoop --json | jq .  # one JSON object per call
 )";
@@ -192,12 +192,14 @@ int main(int argc, char** argv)
 {
     tpkit::Cli cli("mountsnoop",
                    "Trace mount, umount, fsopen, fsconfig, fsmount and move_mount calls.", examples);
+    bool failed_only = false;
     cli.add_common();
     cli.add_streaming();
+    cli.app().add_flag("-x,--failed", failed_only, "only failed calls");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] {
-        tpkit::tracefs_root(); // libbpf reads the tracepoints' IDs there
-        tpkit::run_stream<mountsnoop_bpf, Event>(cli, columns);
+        tpkit::run_stream<mountsnoop_bpf, Event>(
+            cli, columns, [&](mountsnoop_bpf& skel) { skel.rodata->failed_only = failed_only; });
     });
 }

@@ -18,7 +18,9 @@ int main(int argc, char** argv)
 {
     tpkit::Cli cli("netrxlen", "Histogram of received packet lengths, in the kernel.", examples);
     tpkit::netrxlen::Options options;
-    cli.add_common();
+    // Packets are received in softirq, in whichever task it interrupts: no task filters.
+    cli.add_cpu_filter();
+    cli.add_run_options();
     cli.add_interval_count();
     tpkit::netrxlen::add_options(cli, options);
     if (auto exit = cli.parse(argc, argv))

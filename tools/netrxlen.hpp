@@ -7,7 +7,6 @@
 
 #include "net_hists.hpp"
 
-#include <tpkit/tracefs.hpp>
 
 #include <fmt/core.h>
 
@@ -32,9 +31,12 @@ inline std::unique_ptr<Collector> open(const Cli& cli, Options options)
         throw Error(Exit::unknown_target,
                     fmt::format("unknown event '{}': netrxlen counts at netif_receive_skb or "
                                 "netif_rx", options.event));
+    const CommonOptions& common = cli.options();
+    if (common.pid || common.tid || common.uid || !common.cgroup.empty() || !common.comm.empty())
+        throw Error(Exit::usage, "netrxlen has no task filters: packets are received in softirq, "
+                                 "in whichever task it interrupts");
     auto skel = Skeleton<netrxlen_bpf>::open(cli.name());
     net_hists::select_device(*skel, options.net);
-    tracefs_root();
     apply_task_filters(*skel, cli.options());
 
     const net_hists::Describe<netrxlen_key> describe{

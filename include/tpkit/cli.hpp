@@ -26,6 +26,7 @@ struct CommonOptions {
     std::optional<std::uint32_t> uid; // -u/--uid: only tasks of this user
     std::string cgroup;     // --cgroup: only tasks in this cgroup v2 directory
     std::string comm;       // --comm: only tasks with this command name
+    std::optional<std::uint32_t> cpu; // --cpu: only events on this CPU
     bool timestamp = false; // -T/--timestamp
     double duration = 0;    // -d/--duration seconds, 0 = until interrupted
     bool json = false;      // --json: one JSON object per line
@@ -67,6 +68,10 @@ public:
     // After add_common(): --duration keeps its long name only, so that the tool can give -d the
     // meaning its bcc original has (a disk, histograms).
     void release_short_duration();
+    // --cpu alone (add_task_filters() has it), for tools whose events belong to no task.
+    void add_cpu_filter();
+    // After add_common(): -c also names --cpu, as in bcc's hardirqs and softirqs.
+    void add_short_cpu();
     // -d/--disk DISK, as bcc's block tools have it (release_short_duration() first).
     void add_disk(std::string& disk);
 
@@ -82,6 +87,7 @@ private:
     CLI::App app_;
     CommonOptions options_;
     CLI::Option* duration_ = nullptr;
+    CLI::Option* cpu_ = nullptr;
 };
 
 // The parts of a tool's man page that come from its command line (NAME, SYNOPSIS, OPTIONS,
@@ -113,7 +119,13 @@ int reload_signal_fd();
 // long enough to be worth cutting short, such as attaching many events.
 bool stop_pending();
 
+// What the tool traces ("sched:sched_process_fork", "rawtracepoint:block_rq_complete"), said as
+// it attaches: Skeleton::attach(), attach_tracepoint() and the engines say it.
+void note_traced(std::string_view event);
+
 // SIGINT, SIGTERM, SIGHUP and --duration: stop the tool's loop, which then prints its final output.
+// Made as tracing begins: on a terminal, it first says so on stderr in one line ("Tracing
+// sched:sched_process_fork… Ctrl-C to end."); a pipe or file gets no such line.
 class StopSignal {
 public:
     explicit StopSignal(double duration_seconds);

@@ -110,7 +110,8 @@ private:
 // once values reach 2^33). Preceded by "KEY_NAME = KEY" when the label has a key, followed by
 // the bucket of each percentile, "p50 in [64, 127], p90 in [128, 255], p99 = 300 (UNIT)": "= V"
 // for a one-value bucket, ">= MAX" and "< MIN" for a linear histogram's open-ended buckets. Every
-// line ends with '\n'; an empty histogram renders as nothing, as in bcc.
+// line ends with '\n'; an empty histogram renders as its heading alone (bcc prints nothing, which
+// looks like a tool that did not run).
 std::string render_bars(const Histogram& hist, const HistogramLabel& label);
 
 // One JSON object on one line, without the newline:

@@ -36,7 +36,10 @@ std::uint64_t cgroup_id(const std::string& path);
 // on a task already gone (or on a thread's ID given as -p) would silently show nothing.
 void require_target_tasks(const CommonOptions& options);
 
-// The common task filters (-p, -t, -u, --cgroup, --comm) into a skeleton's rodata
+// --cpu as rodata: UINT32_MAX for none; a CPU this machine does not have → Error(unknown_target).
+std::uint32_t target_cpu(const CommonOptions& options);
+
+// The common task filters (-p, -t, -u, --cgroup, --comm, --cpu) into a skeleton's rodata
 // (bpf/include/tpkit/task.bpf.h), before load.
 template <class Skel>
 void apply_task_filters(Skel& skel, const CommonOptions& options)
@@ -47,6 +50,7 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
     skel.rodata->tpkit_target_uid = options.uid.value_or(UINT32_MAX);
     skel.rodata->tpkit_target_cgroup = options.cgroup.empty() ? 0 : cgroup_id(options.cgroup);
     copy_comm(options.comm, skel.rodata->tpkit_target_comm);
+    skel.rodata->tpkit_target_cpu = target_cpu(options);
 }
 
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which

@@ -20,12 +20,14 @@
 #include <mntent.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,7 +78,7 @@ struct ToolSpec {
 const std::vector<ToolSpec> specs{
     {"forksnoop", Kind::tracer, {}, {"fork_tp", "record_clone_fl"}, 2, true},
     {"oomkill", Kind::tracer, {}, {"mark_victim_rec", "mark_victim_tas"}, 2, true, true},
-    {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false},
+    {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false, false, false},
     {"nettxlen", Kind::tracer, {}, {"packet_sent"}, 1, false},
     {"softirqs", Kind::tracer, {}, {"softirq_entered", "softirq_exited"}, 2, false},
     {"hardirqs", Kind::tracer, {}, {"handler_entered", "handler_exited"}, 2, false},
@@ -411,6 +413,33 @@ TEST_P(TracingTool, SigtermDetachesUnloadsExitsZero) { expect_clean_end(SIGTERM)
 
 TEST_P(TracingTool, DurationDetachesUnloadsExitsZero) { expect_clean_end(0); }
 
+// On a terminal (script(1) gives it one), a tool says on stderr what it traces once attached:
+// "Tracing sys:event, … for 0.5 s… Ctrl-C to end.". Through pipes it says nothing (above).
+TEST_P(TracingTool, OnATerminalSaysWhatItTraces)
+{
+    TPKIT_REQUIRE_LIVE();
+    REQUIRE_SPEC(GetParam());
+    std::string command;
+    for (const auto& arg : tool_argv(spec, {"--duration", "0.5"})) {
+        std::string quoted;
+        for (char c : arg)
+            quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        command += (command.empty() ? "'" : " '") + quoted + "'";
+    }
+    ToolRun run({"/usr/bin/script", "--quiet", "--return", "--command", command, "/dev/null"});
+    EXPECT_EQ(run.wait(tpkit::live::patient(20s)), 0) << run.stderr_text();
+    const std::string suffix = " for 0.5 s… Ctrl-C to end.\r";
+    auto banner = std::find_if(run.lines().begin(), run.lines().end(),
+                               [](const std::string& l) { return l.rfind("Tracing ", 0) == 0; });
+    ASSERT_NE(banner, run.lines().end()) << "no banner in: " << testing::PrintToString(run.lines());
+    EXPECT_EQ(banner - run.lines().begin(), 0) << "the banner comes first";
+    ASSERT_GT(banner->size(), suffix.size());
+    EXPECT_EQ(banner->substr(banner->size() - suffix.size()), suffix);
+    // It names what is traced: "system:event", or "rawtracepoint:event".
+    const std::string what = banner->substr(8, banner->size() - suffix.size() - 8);
+    EXPECT_NE(what.find(':'), std::string::npos) << *banner;
+}
+
 TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
 {
     TPKIT_REQUIRE_LIVE();
@@ -686,6 +715,36 @@ TEST(TaskFilterOptions, UidKeepsOnlyThatUsersForks)
             ours.insert(f);
     auto expected = expected_forks(as_nobody.pid(), as_nobody.pid(), nobody_children.by_main);
     expected.merge(expected_forks(as_nobody.pid(), as_nobody.second_tid(), nobody_children.by_second));
+    EXPECT_EQ(ours, expected);
+}
+
+// --cpu: forks happen on the CPU their parent runs on; one forker is pinned to each CPU.
+TEST(TaskFilterOptions, CpuKeepsOnlyForksOnThatCpu)
+{
+    TPKIT_REQUIRE_LIVE();
+    if (get_nprocs() < 2)
+        GTEST_SKIP() << "one CPU";
+    auto pinned_to = [](int cpu) {
+        return [cpu] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            if (sched_setaffinity(0, sizeof(set), &set) != 0)
+                _exit(9);
+        };
+    };
+    Forker on_0(pinned_to(0)), on_1(pinned_to(1));
+    auto tool = forksnoop({"--cpu", "1"});
+    auto children_0 = on_0.fork_children(3, 1);
+    auto children_1 = on_1.fork_children(2, 2);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+    // Other processes fork on CPU 1 meanwhile: only forks by ours are known.
+    std::set<Fork> ours;
+    for (const auto& f : forks_of(*tool))
+        if (f.parent_pid == on_0.pid() || f.parent_pid == on_1.pid())
+            ours.insert(f);
+    auto expected = expected_forks(on_1.pid(), on_1.pid(), children_1.by_main);
+    expected.merge(expected_forks(on_1.pid(), on_1.second_tid(), children_1.by_second));
     EXPECT_EQ(ours, expected);
 }
 

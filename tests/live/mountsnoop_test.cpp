@@ -143,33 +143,37 @@ void expect_events(const std::vector<std::map<std::string, std::string>>& events
     }
 }
 
-// A tmpfs mounted and unmounted, and a mount on a missing directory, in a private namespace.
-void expect_tmpfs_mount_umount_and_a_failed_mount(const std::vector<std::string>& options)
-{
-    MountPoint dir;
-    const std::string target = dir.path(), missing = dir.path() + "/missing";
-    ScriptedChild mounter(
-        "tpk-mounter", [] { return unshare(CLONE_NEWNS) == 0 ? 0 : 1; },
-        [&] {
-            // Private first: nothing this namespace mounts may propagate to the test's.
-            if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-                return 1;
-            if (mount("tpk-source", target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-                      "size=1m,mode=0700") != 0)
-                return 2;
-            if (umount2(target.c_str(), 0) != 0)
-                return 3;
-            if (mount("tpk-source", missing.c_str(), "tmpfs", 0, nullptr) != -1 || errno != ENOENT)
-                return 4;
-            return 0;
-        });
-    const pid_t pid = mounter.pid();
-    const std::string mnt_ns = mnt_ns_of(pid);
-    auto events = events_of(mounter, 4, "mount(\"tpk-source\", \"" + missing, options);
-    const std::string t = "\"" + target + "\"", m = "\"" + missing + "\"";
-    expect_events(
-        events,
-        {
+// A child that mounts a tmpfs on `target` and unmounts it, then fails to mount on `missing`, in a
+// private namespace; and what mountsnoop shows of it.
+struct TmpfsCalls {
+    explicit TmpfsCalls(const MountPoint& dir)
+        : target(dir.path()), missing(dir.path() + "/missing"),
+          mounter("tpk-mounter", [] { return unshare(CLONE_NEWNS) == 0 ? 0 : 1; },
+                  [this] {
+                      // Private first: nothing this namespace mounts may propagate to the test's.
+                      if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                          return 1;
+                      if (mount("tpk-source", target.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                                "size=1m,mode=0700") != 0)
+                          return 2;
+                      if (umount2(target.c_str(), 0) != 0)
+                          return 3;
+                      if (mount("tpk-source", missing.c_str(), "tmpfs", 0, nullptr) != -1 ||
+                          errno != ENOENT)
+                          return 4;
+                      return 0;
+                  }),
+          mnt_ns(mnt_ns_of(mounter.pid()))
+    {
+    }
+
+    // The last call's CALL begins with this.
+    std::string last() const { return "mount(\"tpk-source\", \"" + missing; }
+
+    std::vector<Expected> expected() const
+    {
+        const std::string t = "\"" + target + "\"", m = "\"" + missing + "\"";
+        return {
             {"mount(NULL, \"/\", NULL, MS_REC|MS_PRIVATE, NULL) = 0", "mount", "", "/", "", "",
              std::to_string(MS_REC | MS_PRIVATE), "0"},
             {"mount(\"tpk-source\", " + t +
@@ -179,8 +183,20 @@ void expect_tmpfs_mount_umount_and_a_failed_mount(const std::vector<std::string>
             {"umount(" + t + ", 0) = 0", "umount", "", target, "", "", "0", "0"},
             {"mount(\"tpk-source\", " + m + ", \"tmpfs\", 0, NULL) = -ENOENT", "mount",
              "tpk-source", missing, "tmpfs", "", "0", std::to_string(-ENOENT)},
-        },
-        pid, "tpk-mounter", mnt_ns);
+        };
+    }
+
+    const std::string target, missing;
+    ScriptedChild mounter;
+    const std::string mnt_ns; // read while the child lives
+};
+
+void expect_tmpfs_mount_umount_and_a_failed_mount(const std::vector<std::string>& options)
+{
+    MountPoint dir;
+    TmpfsCalls calls(dir);
+    auto events = events_of(calls.mounter, 4, calls.last(), options);
+    expect_events(events, calls.expected(), calls.mounter.pid(), "tpk-mounter", calls.mnt_ns);
 }
 
 } // namespace
@@ -198,6 +214,17 @@ TEST(MountsnoopExact, ThroughThePerfBuffer)
     TPKIT_REQUIRE_LIVE();
     REQUIRE_ROOT_MOUNT_POINT();
     expect_tmpfs_mount_umount_and_a_failed_mount({"--perf-buffer"});
+}
+
+// -x: the failed call alone.
+TEST(MountsnoopExact, FailedCallsOnly)
+{
+    TPKIT_REQUIRE_LIVE();
+    REQUIRE_ROOT_MOUNT_POINT();
+    MountPoint dir;
+    TmpfsCalls calls(dir);
+    auto events = events_of(calls.mounter, 1, calls.last(), {"-x"});
+    expect_events(events, {calls.expected().back()}, calls.mounter.pid(), "tpk-mounter", calls.mnt_ns);
 }
 
 TEST(MountsnoopExact, NewMountApiCalls)

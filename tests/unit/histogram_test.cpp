@@ -272,7 +272,11 @@ TEST(HistPercentile, EmptyHistogram)
     EXPECT_TRUE(h.nonempty_span().empty());
     EXPECT_EQ(h.percentile(50), std::nullopt);
     EXPECT_EQ(h.percentile(0), std::nullopt);
-    EXPECT_EQ(tpkit::render_bars(h, {"net:netif_rx", "len", "bytes", "lo", "dev"}), "");
+    // The heading alone (bcc prints nothing): a run that counted nothing says so.
+    EXPECT_EQ(tpkit::render_bars(h, {"net:netif_rx", "len", "bytes", "lo", "dev"}),
+              "dev = lo\n     len                 : count    distribution\n");
+    EXPECT_EQ(tpkit::render_bars(Histogram::from_linear({}, {0, 10, 1}), {"", "v", "", "", ""}),
+              "     v             : count     distribution\n");
 }
 
 TEST(HistPercentile, OutOfRange)

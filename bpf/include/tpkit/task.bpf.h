@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup), as rodata
+/* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup) and on the CPU
+ * an event happens on (--cpu), as rodata
  * that user space sets before load (apply_task_filters in include/tpkit/stream.hpp); the
  * verifier removes the checks of filters left unset.
  *
@@ -21,6 +22,8 @@ const volatile __u32 tpkit_target_uid = (__u32)-1;
 /* A cgroup v2 ID (the directory's inode number), 0: no filter. */
 const volatile __u64 tpkit_target_cgroup = 0;
 const volatile char tpkit_target_comm[TPKIT_COMM_LEN] = {};
+/* --cpu: only events on this CPU; (__u32)-1: no filter. */
+const volatile __u32 tpkit_target_cpu = (__u32)-1;
 
 static __always_inline bool tpkit_comm_equal(const char *a, const volatile char *b)
 {
@@ -38,6 +41,8 @@ static __always_inline bool tpkit_comm_equal(const char *a, const volatile char 
  * drops every check (and its helper call) whose rodata is unset. */
 static __always_inline bool tpkit_current_selected(void)
 {
+	if (tpkit_target_cpu != (__u32)-1 && bpf_get_smp_processor_id() != tpkit_target_cpu)
+		return false;
 	if (tpkit_target_tgid || tpkit_target_tid) {
 		__u64 id = bpf_get_current_pid_tgid();
 
@@ -78,6 +83,8 @@ static __always_inline void tpkit_fill_task_header(struct tpkit_task_header *h)
  * cred's uid (bpf_get_current_uid_gid) and its cgroup v2 (bpf_get_current_cgroup_id). */
 static __always_inline bool tpkit_task_selected(struct task_struct *task)
 {
+	if (tpkit_target_cpu != (__u32)-1 && bpf_get_smp_processor_id() != tpkit_target_cpu)
+		return false;
 	if (tpkit_target_tgid && BPF_CORE_READ(task, tgid) != tpkit_target_tgid)
 		return false;
 	if (tpkit_target_tid && BPF_CORE_READ(task, pid) != tpkit_target_tid)
