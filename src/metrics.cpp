@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <tuple>
 
 namespace tpkit {
@@ -121,10 +122,15 @@ std::string snake_case(std::string_view heading)
 void render_folded(const Reading& reading, Output& out)
 {
     const auto columns = value_columns(reading);
-    for (const CounterRow& r : counter_rows(reading)) {
+    const auto rows = counter_rows(reading);
+    // One event's name would only repeat on every line.
+    std::set<std::string> events;
+    for (const CounterRow& r : rows)
+        events.insert(label_value(r, "event"));
+    for (const CounterRow& r : rows) {
         std::string line;
         for (const Label& l : r.labels)
-            if (!l.value.empty())
+            if (!l.value.empty() && (l.name != "event" || events.size() > 1))
                 line += (line.empty() ? "" : ";") + l.value;
         out.print("{} {}\n", line.empty() ? "[unknown]" : line, value_cell(r, columns.at(0)));
     }

@@ -88,17 +88,13 @@ public:
             rows.resize(options_.top);
         missed_.report();
         Reading reading;
-        // Stacks print folded (flamegraph.pl's input), one event's without its name.
+        // Stacks print folded (flamegraph.pl's input).
         reading.folded = key_.has_stack();
-        bool event_label = !reading.folded || plans_.size() > 1;
-        if (event_label)
-            reading.counter_labels = {"event"};
+        reading.counter_labels = {"event"};
         for (tpkit_key_source part : key_.parts)
             reading.counter_labels.push_back(key_.name(part));
         for (Row& r : rows) {
-            std::vector<Label> labels;
-            if (event_label)
-                labels.push_back({"event", plans_[r.event].name.str()});
+            std::vector<Label> labels{{"event", plans_[r.event].name.str()}};
             labels.insert(labels.end(), std::make_move_iterator(r.key.begin()),
                           std::make_move_iterator(r.key.end()));
             reading.metrics.push_back({"count", "", "", std::move(labels), r.count});

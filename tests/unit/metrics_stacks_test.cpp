@@ -23,14 +23,14 @@ tpkit::Reading stack_counts()
 {
     tpkit::Reading reading;
     reading.folded = true;
-    reading.counter_labels = {"comm", "ustack", "kstack"};
+    reading.counter_labels = {"event", "comm", "ustack", "kstack"};
     // Innermost first, as a stack walk gives them.
-    reading.metrics.push_back({"count", "", "", {{"comm", "bash"},
+    reading.metrics.push_back({"count", "", "", {{"event", "raw_syscalls:sys_enter"}, {"comm", "bash"},
                                                  tpkit::stack_label("ustack", {"write", "main"}),
                                                  tpkit::stack_label("kstack", {"ksys_write", "do_syscall_64"})},
                                std::uint64_t{5}});
     // A kernel thread: no user stack.
-    reading.metrics.push_back({"count", "", "", {{"comm", "kworker/0:1"},
+    reading.metrics.push_back({"count", "", "", {{"event", "raw_syscalls:sys_enter"}, {"comm", "kworker/0:1"},
                                                  tpkit::stack_label("ustack", {}),
                                                  tpkit::stack_label("kstack", {"schedule"})},
                                std::uint64_t{2}});
@@ -54,12 +54,21 @@ TEST(MetricsStacks, FoldedLinesForFlameGraphs)
               "kworker/0:1;schedule 2\n");
 }
 
+TEST(MetricsStacks, SeveralEventsBeginEachFoldedLine)
+{
+    auto reading = stack_counts();
+    reading.metrics[1].labels[0].value = "sched:sched_switch";
+    EXPECT_EQ(rendered(reading, false),
+              "raw_syscalls:sys_enter;bash;main;write;do_syscall_64;ksys_write 5\n"
+              "sched:sched_switch;kworker/0:1;schedule 2\n");
+}
+
 TEST(MetricsStacks, JsonStacksAreArraysAndPartsHaveTheirNames)
 {
     EXPECT_EQ(rendered(stack_counts(), true),
-              "{\"comm\":\"bash\",\"ustack\":[\"main\",\"write\"],"
+              "{\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"bash\",\"ustack\":[\"main\",\"write\"],"
               "\"kstack\":[\"do_syscall_64\",\"ksys_write\"],\"count\":5}\n"
-              "{\"comm\":\"kworker/0:1\",\"ustack\":[],\"kstack\":[\"schedule\"],\"count\":2}\n");
+              "{\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"kworker/0:1\",\"ustack\":[],\"kstack\":[\"schedule\"],\"count\":2}\n");
     tpkit::Reading reading;
     reading.counter_labels = {"pid", "comm"};
     reading.metrics.push_back({"count", "", "", {{"pid", "12", true}, {"comm", "bash"}},
