@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <tuple>
 
 namespace tpkit {
@@ -118,6 +119,23 @@ std::string snake_case(std::string_view heading)
     return key;
 }
 
+void render_folded(const Reading& reading, Output& out)
+{
+    const auto columns = value_columns(reading);
+    const auto rows = counter_rows(reading);
+    // One event's name would only repeat on every line.
+    std::set<std::string> events;
+    for (const CounterRow& r : rows)
+        events.insert(label_value(r, "event"));
+    for (const CounterRow& r : rows) {
+        std::string line;
+        for (const Label& l : r.labels)
+            if (!l.value.empty() && (l.name != "event" || events.size() > 1))
+                line += (line.empty() ? "" : ";") + l.value;
+        out.print("{} {}\n", line.empty() ? "[unknown]" : line, value_cell(r, columns.at(0)));
+    }
+}
+
 void render_counter_table(const Reading& reading, Output& out)
 {
     const auto& labels = reading.counter_labels;
@@ -149,9 +167,41 @@ void render_counter_table(const Reading& reading, Output& out)
 
 } // namespace
 
+Label stack_label(std::string name, const std::vector<std::string>& innermost_first)
+{
+    Label label{std::move(name), "", false, true, {innermost_first.rbegin(), innermost_first.rend()}};
+    for (const auto& frame : label.frames)
+        label.value += (label.value.empty() ? "" : ";") + frame;
+    return label;
+}
+
+bool labels_less(const std::vector<Label>& a, const std::vector<Label>& b)
+{
+    for (std::size_t i = 0; i < a.size() && i < b.size(); i++) {
+        const Label &x = a[i], &y = b[i];
+        if (x.value == y.value)
+            continue;
+        if (x.number && y.number) {
+            // Decimal, perhaps signed: by sign, then by length, then digit by digit.
+            bool x_negative = x.value.starts_with('-'), y_negative = y.value.starts_with('-');
+            if (x_negative != y_negative)
+                return x_negative;
+            auto x_digits = std::string_view(x.value).substr(x_negative);
+            auto y_digits = std::string_view(y.value).substr(y_negative);
+            bool less = x_digits.size() != y_digits.size() ? x_digits.size() < y_digits.size()
+                                                           : x_digits < y_digits;
+            return x_negative ? !less : less;
+        }
+        return x.value < y.value;
+    }
+    return a.size() < b.size();
+}
+
 void render_text(const Reading& reading, Output& out)
 {
-    if (!reading.counter_labels.empty() || !reading.counter_columns.empty())
+    if (reading.folded)
+        render_folded(reading, out);
+    else if (!reading.counter_labels.empty() || !reading.counter_columns.empty())
         render_counter_table(reading, out);
     for (const Metric& m : reading.metrics)
         if (const auto* hist = std::get_if<Histogram>(&m.value))
@@ -164,7 +214,9 @@ void render_json(const Reading& reading, Output& out)
     for (const CounterRow& r : counter_rows(reading)) {
         JsonObject obj;
         for (const Label& l : r.labels) {
-            if (l.number)
+            if (l.stack)
+                obj.add_raw(l.name, json_string_array(l.frames));
+            else if (l.number)
                 obj.add_raw(l.name, l.value);
             else
                 obj.add(l.name, l.value);

@@ -8,6 +8,7 @@
 #include "stack_symbolizer.hpp"
 
 #include <tpkit/cli.hpp>
+#include <tpkit/engine.hpp>
 #include <tpkit/columns.hpp>
 #include <tpkit/json.hpp>
 #include <tpkit/maps.hpp>
@@ -89,8 +90,8 @@ void print(const std::vector<Blocked>& all, const Options& options, bool json, t
                                   .add("comm", comm)
                                   .add("total_us", us)
                                   .add("count", b.value.count)
-                                  .add_raw("kernel_stack", frames_json(b.kernel))
-                                  .add_raw("user_stack", frames_json(b.user))
+                                  .add_raw("kernel_stack", tpkit::json_string_array(b.kernel))
+                                  .add_raw("user_stack", tpkit::json_string_array(b.user))
                                   .str());
         } else if (options.folded) {
             // Outermost first: comm;user frames;kernel frames, then the time.
@@ -129,9 +130,7 @@ void add_options(tpkit::Cli& cli, Options& o)
     app.add_option("--state", o.state,
                    "only tasks leaving the CPU in this state: 0 running (preempted), else a "
                    "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
-    app.add_option("--stack-storage-size", o.stack_storage,
-                   "distinct stacks kept (default 16384)")
-        ->check(CLI::Range(1u, 1u << 24));
+    tpkit::add_stack_storage_option(app, o.stack_storage);
     app.add_option("duration", o.duration, "trace for SECONDS (as -d)")
         ->check(CLI::PositiveNumber)
         ->excludes(app.get_option("--duration"));

@@ -19,8 +19,19 @@ namespace tpkit {
 struct Label {
     std::string name;  // "event", "pid", "comm", "dev"
     std::string value;
-    bool number = false; // a decimal number: JSON writes it unquoted
+    bool number = false; // a decimal number: JSON writes it unquoted, text sorts it as a number
+    // A stack (--by kstack): its frames, root first, which value holds joined by ';'; JSON
+    // writes them as an array.
+    bool stack = false;
+    std::vector<std::string> frames = {};
 };
+
+// A stack's label NAME: its frames root first (stack walks give them innermost first), and
+// those joined by ';' as its value, as folded stacks write them.
+Label stack_label(std::string name, const std::vector<std::string>& innermost_first);
+
+// Orders label lists value by value: numbers as numbers (9 before 10), the rest as text.
+bool labels_less(const std::vector<Label>& a, const std::vector<Label>& b);
 
 struct Metric {
     std::string name; // what is measured or counted: a field ("len"), or "count"
@@ -52,6 +63,9 @@ struct Reading {
     std::vector<std::string> counter_labels;
     std::vector<CounterColumn> counter_columns;
     std::vector<Metric> metrics;
+    // Counters print folded, as flamegraph.pl reads them, instead of as a table: one line per
+    // row, its label values joined by ';' (a stack's frames each), a space and its count.
+    bool folded = false;
 };
 
 // bcc's layouts: each histogram as bars with percentiles, the counters as one table (label
