@@ -117,7 +117,7 @@ public:
         std::sort(hists.begin(), hists.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         for (auto& [text, hist] : hists)
-            metric(std::move(hist), {{key_.name(), text}});
+            metric(std::move(hist), {{key_.name(), text, key_is_number(key_, format_)}});
     }
 
 private:

@@ -110,7 +110,7 @@ TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
         EXPECT_EQ(e["tid"], pid) << lines[i];
         EXPECT_EQ(e["comm"], "tpk-syncer") << lines[i];
     }
-    EXPECT_EQ(lines.back(), "{\"lost_events\":0}");
+    EXPECT_EQ(lines.back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }
 
 TEST(SyncsnoopExact, TextRowsShowCallAndArguments)
