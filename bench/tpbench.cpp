@@ -160,9 +160,9 @@ void count_events(const Contender& c, const MemFile& out, const MemFile& err, Ru
     switch (c.counting) {
     case Counting::none:
         return;
-    case Counting::tpkit_json: // one object per event, then {"lost_events":N}
+    case Counting::tpkit_json: // one object per event, then {"type":"lost","lost_events":N}
         out.for_each_line([&](std::string_view line) {
-            if (auto n = number_after(line, "{\"lost_events\":"))
+            if (auto n = number_after(line, "{\"type\":\"lost\",\"lost_events\":"))
                 lost += *n;
             else if (!line.empty() && line[0] == '{')
                 delivered++;

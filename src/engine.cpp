@@ -531,7 +531,7 @@ std::string describe_event(const EventFormat& format, bool with_fields)
 std::string describe_event_json(const EventFormat& format, bool with_fields)
 {
     JsonObject obj;
-    obj.add("event", event_label(format)).add("id", format.id);
+    obj.add("type", "tracepoint").add("event", event_label(format)).add("id", format.id);
     if (!with_fields)
         return obj.str();
     std::string fields = "[";
@@ -547,7 +547,8 @@ std::string describe_event_json(const EventFormat& format, bool with_fields)
                       .add("common", f.common)
                       .str();
     }
-    return obj.add_raw("fields", fields + "]").str();
+    // "format", not "fields": tpsnoop's "fields" are an event's values, an object.
+    return obj.add_raw("format", fields + "]").str();
 }
 
 namespace {

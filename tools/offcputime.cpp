@@ -78,13 +78,18 @@ std::vector<Blocked> collect(offcputime_bpf& skel, StackSymbolizer& symbolizer)
     return all;
 }
 
-void print(const std::vector<Blocked>& all, const Options& options, bool json, tpkit::Output& out)
+void print(const std::vector<Blocked>& all, const Options& options,
+           const tpkit::CommonOptions& common, tpkit::Output& out)
 {
+    const bool json = common.json;
+    const std::int64_t end_ns = tpkit::now_ns(common.clock);
     for (const Blocked& b : all) {
         const std::string_view comm = tpkit::text_of(b.key.comm);
         const std::uint64_t us = b.value.total_ns / 1000;
         if (json) {
             out.print("{}\n", tpkit::JsonObject()
+                                  .add("type", "count")
+                                  .add("time_ns", end_ns)
                                   .add("pid", b.key.pid)
                                   .add("tid", b.key.tid)
                                   .add("comm", comm)
@@ -171,8 +176,13 @@ void run(const Options& options, tpkit::CommonOptions common)
     tpkit::run_intervals(common, stop, [&] {
         StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
                                    OFFCPUTIME_NO_STACK, options.offsets);
-        print(collect(*skel, symbolizer), options, common.json, out);
-        missed.report();
+        print(collect(*skel, symbolizer), options, common, out);
+        if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
+            out.print("{}\n", tpkit::JsonObject()
+                                  .add("type", "lost")
+                                  .add("time_ns", tpkit::now_ns(common.clock))
+                                  .add("lost_events", uncounted)
+                                  .str());
         if (symbolizer.missed())
             fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise --stack-storage-size)\n",
                        symbolizer.missed());

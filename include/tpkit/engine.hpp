@@ -140,8 +140,8 @@ Histogram histogram_from_slots(const tpkit_engine_config& config,
 
 // tplist: "sys:event", and with fields one line per field with type, offset, size, signedness.
 std::string describe_event(const EventFormat& format, bool with_fields);
-// {"event":"sys:event","id":N[,"fields":[{"name":…,"type":…,"offset":…,"size":…,"signed":…,
-// "common":…},…]]}
+// {"type":"tracepoint","event":"sys:event","id":N[,"format":[{"name":…,"type":…,"offset":…,
+// "size":…,"signed":…,"common":…},…]]}
 std::string describe_event_json(const EventFormat& format, bool with_fields);
 
 // The engine instances of a run. A classic event gets an instance of its own, on its tracepoint.

@@ -66,14 +66,19 @@ struct Reading {
     // Counters print folded, as flamegraph.pl reads them, instead of as a table: one line per
     // row, its label values joined by ';' (a stack's frames each), a space and its count.
     bool folded = false;
+    // Events not counted in this interval (a full map): with --json a {"type":"lost"} line.
+    std::uint64_t uncounted = 0;
 };
 
 // bcc's layouts: each histogram as bars with percentiles, the counters as one table (label
 // columns upper-cased, the first as wide as its longest value, then COUNT) and a blank line.
 void render_text(const Reading& reading, Output& out);
-// One JSON object per line: histograms in render_json()'s schema, counters one object per row
-// of the table: {"<label>":<value>,…,"count":N,…}.
-void render_json(const Reading& reading, Output& out);
+// One JSON object per line (docs/json.md), each with "type" and the interval's end as
+// "time_ns": counters one object per row of the table,
+// {"type":"count","time_ns":T,"<label>":<value>,…,"count":N,…}; histograms
+// {"type":"hist","time_ns":T,"event":…,"field":…,"unit":…,"<label>":<value>,…,"key":…,
+// "buckets":…} ("key": the labels' values joined by spaces, as text shows them).
+void render_json(const Reading& reading, Output& out, std::int64_t time_ns);
 
 // Running totals of delta readings, by metric name and labels.
 class CumulativeMetrics {
