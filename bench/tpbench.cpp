@@ -160,9 +160,9 @@ void count_events(const Contender& c, const MemFile& out, const MemFile& err, Ru
     switch (c.counting) {
     case Counting::none:
         return;
-    case Counting::tpkit_json: // one object per event, then {"lost_events":N}
+    case Counting::tpkit_json: // one object per event, then {"type":"lost","lost_events":N}
         out.for_each_line([&](std::string_view line) {
-            if (auto n = number_after(line, "{\"lost_events\":"))
+            if (auto n = number_after(line, "{\"type\":\"lost\",\"lost_events\":"))
                 lost += *n;
             else if (!line.empty() && line[0] == '{')
                 delivered++;
@@ -552,6 +552,9 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                     external("floor-ring", "floor: ring buffer, no wake-up, 1 ms consume",
                              "floor", "tracepoint", floor, {"stream-fork", "-p", "{pid}"}, 1,
                              Counting::floor_json),
+                    external("floor-perf", "floor: perf buffer", "floor", "tracepoint", floor,
+                             {"stream-fork", "--perf-buffer", "-p", "{pid}"}, 1,
+                             Counting::floor_json),
                     external("forksnoop", "forksnoop -p PID --json", "tpkit", "tracepoint ×2",
                              tool("forksnoop"), {"-p", "{pid}", "--json"}, 2, Counting::tpkit_json),
                     external("forksnoop-perf", "forksnoop ... --perf-buffer", "tpkit",
@@ -559,6 +562,10 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                              {"-p", "{pid}", "--json", "--perf-buffer"}, 2, Counting::tpkit_json),
                     external("forksnoop-raw", "forksnoop ... --raw", "tpkit", "raw_tp",
                              tool("forksnoop"), {"-p", "{pid}", "--json", "--raw"}, 1,
+                             Counting::tpkit_json),
+                    external("forksnoop-raw-perf", "forksnoop ... --raw --perf-buffer", "tpkit",
+                             "raw_tp", tool("forksnoop"),
+                             {"-p", "{pid}", "--json", "--raw", "--perf-buffer"}, 1,
                              Counting::tpkit_json),
                     external("tpsnoop", "tpsnoop sched:sched_process_fork -p PID --json", "tpkit",
                              "tracepoint", tool("tpsnoop"),
@@ -1137,7 +1144,10 @@ public:
             }
             t.push_back(x);
         };
-        bpf_target("fork-stream", "fork", "forksnoop", "floor-ring", 1.2);
+        bpf_target("fork-stream", "fork", "forksnoop", "floor-ring", 1.5);
+        bpf_target("fork-stream", "fork", "forksnoop-raw", "floor-ring", 1.5);
+        bpf_target("fork-stream", "fork", "forksnoop-perf", "floor-perf", 1.5);
+        bpf_target("fork-stream", "fork", "forksnoop-raw-perf", "floor-perf", 1.5);
         bpf_target("fork-stream", "fork", "forksnoop", "bpftrace-printf", 0.1);
         for (const auto& [scenario, id] : std::vector<std::pair<std::string, std::string>>{
                  {"read-stream", "tpsnoop"}, {"read-stream", "tpsnoop-perf"},

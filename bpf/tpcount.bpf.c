@@ -21,7 +21,7 @@ struct {
 /* With --by: one counter per key, drained at every interval. */
 TPKIT_SWAPPED_MAP(by_key, BPF_MAP_TYPE_PERCPU_HASH, struct tpkit_engine_key, __u64);
 
-static __always_inline void count(void *record, __u32 event)
+static __always_inline void count(void *ctx, void *record, __u32 event)
 {
 	struct tpkit_engine_key key = {};
 	__u64 zero = 0, *count = 0;
@@ -29,13 +29,13 @@ static __always_inline void count(void *record, __u32 event)
 
 	if (!tpkit_current_selected() || !tpkit_engine_filter(record))
 		return;
-	if (tpkit_config.key_source == TPKIT_KEY_NONE) {
+	if (!tpkit_engine_keyed()) {
 		count = bpf_map_lookup_elem(&totals, &event);
 	} else {
 		keyed = tpkit_active_map(&by_key);
 		if (!keyed)
 			return;
-		tpkit_engine_key(record, event, &key);
+		tpkit_engine_key(ctx, record, event, &key);
 		count = tpkit_lookup_or_init(keyed, &key, &zero);
 	}
 	if (count)
@@ -45,7 +45,7 @@ static __always_inline void count(void *record, __u32 event)
 SEC("tracepoint")
 int count_event(void *ctx)
 {
-	count(ctx, tpkit_config.event);
+	count(ctx, ctx, tpkit_config.event);
 	return 0;
 }
 
@@ -56,6 +56,6 @@ int count_syscall(__u64 *ctx)
 	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
 
 	if (event)
-		count(&rec, event->event);
+		count(ctx, &rec, event->event);
 	return 0;
 }

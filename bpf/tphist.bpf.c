@@ -21,7 +21,7 @@ const volatile __u64 tphist_divisor = 1;
  * overflow (clang would turn the division here into a 128-bit multiply BPF does not have). */
 const volatile __u64 tphist_multiply_limit = ~0ULL;
 
-static __always_inline void add(void *record, __u32 event)
+static __always_inline void add(void *ctx, void *record, __u32 event)
 {
 	struct tpkit_engine_key key = {};
 	__u64 value;
@@ -37,15 +37,15 @@ static __always_inline void add(void *record, __u32 event)
 		value = value > tphist_multiply_limit ? ~0ULL : value * tphist_multiplier;
 	if (tphist_divisor > 1)
 		value /= tphist_divisor;
-	if (tpkit_config.key_source != TPKIT_KEY_NONE)
-		tpkit_engine_key(record, event, &key);
+	if (tpkit_engine_keyed())
+		tpkit_engine_key(ctx, record, event, &key);
 	tpkit_engine_hist_add(&key, value);
 }
 
 SEC("tracepoint")
 int hist_event(void *ctx)
 {
-	add(ctx, tpkit_config.event);
+	add(ctx, ctx, tpkit_config.event);
 	return 0;
 }
 
@@ -56,6 +56,6 @@ int hist_syscall(__u64 *ctx)
 	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
 
 	if (event)
-		add(&rec, event->event);
+		add(ctx, &rec, event->event);
 	return 0;
 }

@@ -57,8 +57,8 @@ static __always_inline void record_start(void *ctx)
 	if (!tpkit_current_selected())
 		return;
 	id = match_value(ctx);
-	if (tpkit_config.key_source != TPKIT_KEY_NONE)
-		tpkit_engine_key(ctx, tpkit_config.event, &start.key);
+	if (tpkit_engine_keyed())
+		tpkit_engine_key(ctx, ctx, tpkit_config.event, &start.key);
 	start.ns = bpf_ktime_get_ns();
 	err = bpf_map_update_elem(&pending, &id, &start, BPF_NOEXIST);
 	if (err == -EEXIST) {

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -156,7 +157,13 @@ void Cli::add_run_options()
                   "timestamps: HH:MM:SS on interval output, seconds since start on events");
     duration_ = app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
                     ->check(positive_number);
-    app_.add_flag("--json", options_.json, "one JSON object per line");
+    app_.add_flag("--json", options_.json, "one JSON object per line (docs/json.md)");
+    app_.add_option("--clock", options_.clock,
+                    "the clock of time_ns in JSON: wall (since the epoch, the default), mono "
+                    "(CLOCK_MONOTONIC, ftrace's mono trace_clock) or boot (CLOCK_BOOTTIME)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Clock>{{"wall", Clock::wall}, {"mono", Clock::mono}, {"boot", Clock::boot}}))
+        ->option_text("CLOCK");
     app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
 }
 
@@ -430,9 +437,10 @@ void run_aggregate(const CommonOptions& options, StopSignal& stop,
                    const std::function<Reading()>& collect)
 {
     run_intervals(options, stop, [&] {
+        const std::int64_t end_ns = now_ns(options.clock); // the interval's end: when drained
         Reading reading = collect();
         if (options.json)
-            render_json(reading, standard_output());
+            render_json(reading, standard_output(), end_ns);
         else
             render_text(reading, standard_output());
     });
@@ -458,16 +466,56 @@ void report_lost(std::string_view tool, std::uint64_t lost, bool json)
 {
     Output& out = standard_output();
     if (json)
-        out.print("{{\"lost_events\":{}}}\n", lost);
+        out.print("{{\"type\":\"lost\",\"lost_events\":{}}}\n", lost);
     out.end();
     if (lost)
         fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost);
 }
 
+std::string_view clock_name(Clock clock)
+{
+    switch (clock) {
+    case Clock::mono:
+        return "mono";
+    case Clock::boot:
+        return "boot";
+    case Clock::wall:
+        break;
+    }
+    return "wall";
+}
+
 MonotonicClock::MonotonicClock()
     : offset_ns_(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)),
+      boot_offset_ns_(clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC)),
       start_ns_(static_cast<std::uint64_t>(clock_ns(CLOCK_MONOTONIC)))
 {
+}
+
+std::int64_t MonotonicClock::time_ns(std::uint64_t monotonic_ns, Clock clock) const
+{
+    switch (clock) {
+    case Clock::mono:
+        return static_cast<std::int64_t>(monotonic_ns);
+    case Clock::boot:
+        return static_cast<std::int64_t>(monotonic_ns) + boot_offset_ns_;
+    case Clock::wall:
+        break;
+    }
+    return realtime_ns(monotonic_ns);
+}
+
+std::int64_t now_ns(Clock clock)
+{
+    switch (clock) {
+    case Clock::mono:
+        return clock_ns(CLOCK_MONOTONIC);
+    case Clock::boot:
+        return clock_ns(CLOCK_BOOTTIME);
+    case Clock::wall:
+        break;
+    }
+    return clock_ns(CLOCK_REALTIME);
 }
 
 std::int64_t MonotonicClock::realtime_ns(std::uint64_t monotonic_ns) const

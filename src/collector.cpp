@@ -4,12 +4,20 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <utility>
+
 namespace tpkit {
 
 void run_collector(const CommonOptions& options, Collector& collector)
 {
     StopSignal stop(options.duration);
-    run_aggregate(options, stop, [&] { return collector.collect(); });
+    std::uint64_t uncounted = collector.uncounted();
+    run_aggregate(options, stop, [&] {
+        Reading reading = collector.collect();
+        const std::uint64_t now = collector.uncounted();
+        reading.uncounted = now - std::exchange(uncounted, now);
+        return reading;
+    });
 }
 
 std::vector<ProgramStats> program_stats(const std::vector<bpf_object*>& objects)

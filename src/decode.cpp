@@ -337,7 +337,7 @@ void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFor
                        std::int64_t time_value, KernelText* kernel_text)
 {
     const tpsnoop_header& h = event.header;
-    out += '{';
+    out.append("{\"type\":\"event\",", 16);
     append_json_key(out, time_key);
     append_int(out, time_value);
     // "system:event" escaped in two parts: ':' cannot end or continue a UTF-8 sequence.

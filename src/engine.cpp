@@ -278,9 +278,22 @@ tpkit_field_spec field_spec(const Field& f)
     return spec;
 }
 
-std::string KeyChoice::name() const
+bool KeyChoice::has(tpkit_key_source part) const
 {
-    switch (source) {
+    return std::find(parts.begin(), parts.end(), part) != parts.end();
+}
+
+std::uint8_t KeyChoice::bits() const
+{
+    unsigned bits = 0;
+    for (tpkit_key_source part : parts)
+        bits |= TPKIT_KEY_BIT(part);
+    return static_cast<std::uint8_t>(bits);
+}
+
+std::string KeyChoice::name(tpkit_key_source part) const
+{
+    switch (part) {
     case TPKIT_KEY_COMM:
         return "comm";
     case TPKIT_KEY_PID:
@@ -289,6 +302,10 @@ std::string KeyChoice::name() const
         return "tid";
     case TPKIT_KEY_CPU:
         return "cpu";
+    case TPKIT_KEY_KSTACK:
+        return "kstack";
+    case TPKIT_KEY_USTACK:
+        return "ustack";
     case TPKIT_KEY_FIELD:
         return field;
     default:
@@ -296,9 +313,17 @@ std::string KeyChoice::name() const
     }
 }
 
+std::string KeyChoice::name() const
+{
+    std::string names;
+    for (tpkit_key_source part : parts)
+        names += (names.empty() ? "" : ",") + name(part);
+    return names;
+}
+
 const Field* KeyChoice::field_in(const EventFormat& format) const
 {
-    if (source != TPKIT_KEY_FIELD)
+    if (!has(TPKIT_KEY_FIELD))
         return nullptr;
     const Field* f = nullptr;
     for (const Field& candidate : format.fields)
@@ -321,45 +346,74 @@ std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_roo
     return plan_events(events_root, patterns, filters.and_every("ret < 0"), max_events);
 }
 
+namespace {
+
+// One part of --by into KEY.
+void parse_key_part(KeyChoice& key, std::string_view by, std::string_view part,
+                    std::initializer_list<tpkit_key_source> allowed)
+{
+    auto add = [&](tpkit_key_source source) {
+        if (key.has(source))
+            throw Error(Exit::usage, fmt::format("bad --by '{}': {} named twice", by,
+                                                 source == TPKIT_KEY_FIELD ? "a field" : part));
+        key.parts.push_back(source);
+    };
+    const std::pair<std::string_view, tpkit_key_source> generic[] = {
+        {"comm", TPKIT_KEY_COMM},     {"pid", TPKIT_KEY_PID},
+        {"tid", TPKIT_KEY_TID},       {"cpu", TPKIT_KEY_CPU},
+        {"kstack", TPKIT_KEY_KSTACK}, {"ustack", TPKIT_KEY_USTACK}};
+    for (const auto& [word, source] : generic) {
+        if (part != word)
+            continue;
+        if (std::find(allowed.begin(), allowed.end(), source) == allowed.end())
+            throw Error(Exit::usage, fmt::format("--by {} is not supported here", part));
+        add(source);
+        return;
+    }
+    // A syscall's number, a failed syscall's error: by name, whatever the field is called.
+    const std::pair<std::string_view, KeyChoice::Meaning> syscall_keys[] = {
+        {"syscall", KeyChoice::Meaning::syscall}, {"errno", KeyChoice::Meaning::error}};
+    auto meaning = KeyChoice::Meaning::value;
+    for (const auto& [word, m] : syscall_keys)
+        if (part == word)
+            meaning = m;
+    bool identifier = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+        return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    });
+    if (!identifier)
+        throw Error(Exit::usage, fmt::format("bad --by '{}': expected comm, pid, tid, cpu, kstack, "
+                                             "ustack or a field name, or several separated by "
+                                             "commas", by));
+    add(TPKIT_KEY_FIELD);
+    key.field = std::string(part);
+    key.meaning = meaning;
+}
+
+} // namespace
+
 KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed)
 {
     KeyChoice key;
     if (by.empty())
         return key;
-    const std::pair<std::string_view, tpkit_key_source> generic[] = {
-        {"comm", TPKIT_KEY_COMM}, {"pid", TPKIT_KEY_PID}, {"tid", TPKIT_KEY_TID}, {"cpu", TPKIT_KEY_CPU}};
-    for (const auto& [word, source] : generic) {
-        if (by != word)
-            continue;
-        if (std::find(allowed.begin(), allowed.end(), source) == allowed.end())
-            throw Error(Exit::usage, fmt::format("--by {} is not supported here", by));
-        key.source = source;
-        return key;
+    for (std::size_t at = 0;;) {
+        std::size_t comma = by.find(',', at);
+        parse_key_part(key, by, by.substr(at, comma == std::string_view::npos ? comma : comma - at),
+                       allowed);
+        if (comma == std::string_view::npos)
+            break;
+        at = comma + 1;
     }
-    // A syscall's number, a failed syscall's error: by name, whatever the field is called.
-    const std::pair<std::string_view, KeyChoice::Meaning> syscall_keys[] = {
-        {"syscall", KeyChoice::Meaning::syscall}, {"errno", KeyChoice::Meaning::error}};
-    for (const auto& [word, meaning] : syscall_keys)
-        if (by == word) {
-            key.source = TPKIT_KEY_FIELD;
-            key.field = std::string(word);
-            key.meaning = meaning;
-            return key;
-        }
-    bool identifier = std::all_of(by.begin(), by.end(), [](char c) {
-        return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    });
-    if (!identifier)
-        throw Error(Exit::usage, fmt::format("bad --by '{}': expected comm, pid, tid, cpu or a field name", by));
-    key.source = TPKIT_KEY_FIELD;
-    key.field = std::string(by);
+    // bcc's folded user stacks begin with the process's name.
+    if (key.has(TPKIT_KEY_USTACK) && !key.has(TPKIT_KEY_COMM))
+        key.parts.insert(key.parts.begin(), TPKIT_KEY_COMM);
     return key;
 }
 
 void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format)
 {
-    config.key_source = static_cast<std::uint8_t>(key.source);
-    if (key.source != TPKIT_KEY_FIELD)
+    config.key_parts = key.bits();
+    if (!key.has(TPKIT_KEY_FIELD))
         return;
     if (key.meaning != KeyChoice::Meaning::value && !key.field_in(format))
         throw Error(Exit::usage,
@@ -372,8 +426,9 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
     switch (header_field(f)) {
     case HeaderField::none:
         break;
-    case HeaderField::pid:
-        config.key_source = TPKIT_KEY_TID; // what the kernel writes there
+    case HeaderField::pid: // what the kernel writes there is the thread's ID
+        config.key_parts = static_cast<std::uint8_t>(
+            (config.key_parts & ~TPKIT_KEY_BIT(TPKIT_KEY_FIELD)) | TPKIT_KEY_BIT(TPKIT_KEY_TID));
         return;
     case HeaderField::type:
         throw Error(Exit::usage, fmt::format("--by {}: it is the event's ID, the same for every "
@@ -387,9 +442,26 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
                                              "number nor a string", f.name, f.type, f.size));
 }
 
-std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const EventFormat& format)
+std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, tpkit_key_source part,
+                     const EventFormat& format)
 {
-    bool string_key = choice.source == TPKIT_KEY_COMM;
+    auto cut = [&](const char* text, std::size_t size) {
+        return std::string(text, strnlen(text, size)) + (key.flags & TPKIT_KEY_CUT ? "…" : "");
+    };
+    switch (part) {
+    case TPKIT_KEY_COMM:
+        return std::string(key.comm, strnlen(key.comm, sizeof(key.comm)));
+    case TPKIT_KEY_PID:
+        return std::to_string(key.pid);
+    case TPKIT_KEY_TID:
+        return std::to_string(key.tid);
+    case TPKIT_KEY_CPU:
+        return std::to_string(key.cpu);
+    case TPKIT_KEY_FIELD:
+        break;
+    default:
+        return "";
+    }
     const Field* f = choice.field_in(format);
     auto value = static_cast<std::int64_t>(key.number);
     if (choice.meaning == KeyChoice::Meaning::syscall)
@@ -398,14 +470,13 @@ std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, const
         auto name = value < 0 && value >= -4095 ? errno_name(static_cast<int>(-value)) : std::nullopt;
         return name ? std::string(*name) : std::to_string(-value);
     }
+    if (f && header_field(*f) == HeaderField::pid) // common_pid: read as the thread's ID
+        return std::to_string(key.tid);
     if (f && is_syscall_return(format, *f))
         if (auto error = syscall_error_text(value))
             return *error;
     if (f && f->is_string())
-        string_key = true;
-    if (string_key)
-        return std::string(key.str, strnlen(key.str, sizeof(key.str))) +
-               (key.flags & TPKIT_KEY_CUT ? "…" : "");
+        return cut(key.str, sizeof(key.str));
     if (f && f->is_pointer())
         return fmt::format("0x{:x}", key.number);
     if (f && f->is_signed)
@@ -421,12 +492,14 @@ void note_cut_key(std::string_view tool, const tpkit_engine_key& key, const KeyC
     noted = true;
     fmt::print(stderr, "{}: values of {} longer than {} characters are cut there (keys ending in …): "
                "values that differ only after that are counted together\n",
-               tool, choice.name(), TPKIT_KEY_STR_MAX - 1);
+               tool, choice.field, TPKIT_KEY_STR_MAX - 1);
 }
 
-bool key_is_number(const KeyChoice& choice, const EventFormat& format)
+bool key_is_number(const KeyChoice& choice, tpkit_key_source part, const EventFormat& format)
 {
-    if (choice.source == TPKIT_KEY_COMM || choice.source == TPKIT_KEY_NONE)
+    if (part == TPKIT_KEY_PID || part == TPKIT_KEY_TID || part == TPKIT_KEY_CPU)
+        return true;
+    if (part != TPKIT_KEY_FIELD)
         return false;
     const Field* f = choice.field_in(format);
     if (choice.meaning != KeyChoice::Meaning::value || (f && is_syscall_return(format, *f)))
@@ -515,7 +588,7 @@ std::string describe_event(const EventFormat& format, bool with_fields)
 std::string describe_event_json(const EventFormat& format, bool with_fields)
 {
     JsonObject obj;
-    obj.add("event", event_label(format)).add("id", format.id);
+    obj.add("type", "tracepoint").add("event", event_label(format)).add("id", format.id);
     if (!with_fields)
         return obj.str();
     std::string fields = "[";
@@ -531,7 +604,8 @@ std::string describe_event_json(const EventFormat& format, bool with_fields)
                       .add("common", f.common)
                       .str();
     }
-    return obj.add_raw("fields", fields + "]").str();
+    // "format", not "fields": tpsnoop's "fields" are an event's values, an object.
+    return obj.add_raw("format", fields + "]").str();
 }
 
 namespace {
@@ -589,7 +663,7 @@ std::uint8_t arguments_read(const EventPlan& plan)
                  insn.source == TPKIT_FILTER_SRC_STR_REL_LOC)
             mask = all; // no syscall event has strings; read everything rather than guess
     }
-    if (plan.config.key_source == TPKIT_KEY_FIELD)
+    if (plan.config.key_parts & TPKIT_KEY_BIT(TPKIT_KEY_FIELD))
         mask |= bit(plan.config.key_field.offset);
     if (plan.config.value.access != TPKIT_FIELD_NONE)
         mask |= bit(plan.config.value.offset);
@@ -699,6 +773,13 @@ void add_classic_option(CLI::App& app, bool& classic)
 {
     app.add_flag("--classic", classic,
                  "attach syscalls:* events to their own tracepoints, not through raw_syscalls");
+}
+
+void add_stack_storage_option(CLI::App& app, std::uint32_t& stacks)
+{
+    app.add_option("--stack-storage-size", stacks,
+                   fmt::format("distinct stacks kept for the whole run (default {})", stacks))
+        ->check(CLI::Range(1u, 1u << 24));
 }
 
 void share_map(bpf_map* from, bpf_map* into)

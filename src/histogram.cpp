@@ -288,6 +288,12 @@ std::string render_json(const Histogram& hist, const HistogramLabel& label)
     obj.add("event", label.event).add("field", label.field).add("unit", label.unit);
     if (!label.key.empty())
         obj.add("key", label.key);
+    add_histogram_json(obj, hist);
+    return obj.str();
+}
+
+void add_histogram_json(JsonObject& obj, const Histogram& hist)
+{
     std::string buckets = "[";
     for (const Bucket& b : hist.nonempty_span()) {
         if (buckets.size() > 1)
@@ -303,7 +309,6 @@ std::string render_json(const Histogram& hist, const HistogramLabel& label)
         else
             obj.add_raw(name, "null");
     }
-    return obj.str();
 }
 
 } // namespace tpkit

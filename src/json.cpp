@@ -35,6 +35,17 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i)
     return n;
 }
 
+std::string json_string_array(const std::vector<std::string>& strings)
+{
+    std::string out = "[";
+    for (const auto& s : strings) {
+        if (out.size() > 1)
+            out += ',';
+        append_json_string(out, s);
+    }
+    return out + "]";
+}
+
 void append_json_string(std::string& out, std::string_view s)
 {
     // Bytes that end a plain run: controls, DEL, '"', '\\' and everything from 0x80 (UTF-8 checks).

@@ -155,10 +155,12 @@ std::uint64_t CounterWatch::increase()
     return now - std::exchange(seen_, now);
 }
 
-void MissedWatch::report()
+std::uint64_t MissedWatch::report()
 {
-    if (std::uint64_t n = counter_.increase())
+    const std::uint64_t n = counter_.increase();
+    if (n)
         fmt::print(stderr, "{}: {} events not counted: {}\n", tool_, n, reason_);
+    return n;
 }
 
 std::uint64_t sum_percpu_u64(bpf_map* map)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <tuple>
 
 namespace tpkit {
@@ -118,6 +119,42 @@ std::string snake_case(std::string_view heading)
     return key;
 }
 
+void render_folded(const Reading& reading, Output& out)
+{
+    const auto columns = value_columns(reading);
+    const auto rows = counter_rows(reading);
+    // One event's name would only repeat on every line.
+    std::set<std::string> events;
+    for (const CounterRow& r : rows)
+        events.insert(label_value(r, "event"));
+    for (const CounterRow& r : rows) {
+        std::string line;
+        for (const Label& l : r.labels)
+            if (!l.value.empty() && (l.name != "event" || events.size() > 1))
+                line += (line.empty() ? "" : ";") + l.value;
+        out.print("{} {}\n", line.empty() ? "[unknown]" : line, value_cell(r, columns.at(0)));
+    }
+}
+
+// A label as a member named by what it is ("pid":181, "comm":"bash"), a number unquoted, a stack
+// as an array of its frames, root first; a label whose name the line's own members take (a tracepoint field named "total") as "key_NAME".
+void add_label(JsonObject& obj, const Label& l, const std::vector<std::string>& taken)
+{
+    const bool clash = l.name != "event" &&
+                       std::find(taken.begin(), taken.end(), l.name) != taken.end();
+    const std::string name = clash ? "key_" + l.name : l.name;
+    if (l.stack) {
+        obj.add_raw(name, json_string_array(l.frames));
+        return;
+    }
+    const bool number = l.number && !l.value.empty() &&
+                        l.value.find_first_not_of("-0123456789", l.value[0] == '-') == std::string::npos;
+    if (number)
+        obj.add_raw(name, l.value);
+    else
+        obj.add(name, l.value);
+}
+
 void render_counter_table(const Reading& reading, Output& out)
 {
     const auto& labels = reading.counter_labels;
@@ -149,33 +186,86 @@ void render_counter_table(const Reading& reading, Output& out)
 
 } // namespace
 
+Label stack_label(std::string name, const std::vector<std::string>& innermost_first)
+{
+    Label label{std::move(name), "", false, true, {innermost_first.rbegin(), innermost_first.rend()}};
+    for (const auto& frame : label.frames)
+        label.value += (label.value.empty() ? "" : ";") + frame;
+    return label;
+}
+
+bool labels_less(const std::vector<Label>& a, const std::vector<Label>& b)
+{
+    for (std::size_t i = 0; i < a.size() && i < b.size(); i++) {
+        const Label &x = a[i], &y = b[i];
+        if (x.value == y.value)
+            continue;
+        if (x.number && y.number) {
+            // Decimal, perhaps signed: by sign, then by length, then digit by digit.
+            bool x_negative = x.value.starts_with('-'), y_negative = y.value.starts_with('-');
+            if (x_negative != y_negative)
+                return x_negative;
+            auto x_digits = std::string_view(x.value).substr(x_negative);
+            auto y_digits = std::string_view(y.value).substr(y_negative);
+            bool less = x_digits.size() != y_digits.size() ? x_digits.size() < y_digits.size()
+                                                           : x_digits < y_digits;
+            return x_negative ? !less : less;
+        }
+        return x.value < y.value;
+    }
+    return a.size() < b.size();
+}
+
 void render_text(const Reading& reading, Output& out)
 {
-    if (!reading.counter_labels.empty() || !reading.counter_columns.empty())
+    if (reading.folded)
+        render_folded(reading, out);
+    else if (!reading.counter_labels.empty() || !reading.counter_columns.empty())
         render_counter_table(reading, out);
     for (const Metric& m : reading.metrics)
         if (const auto* hist = std::get_if<Histogram>(&m.value))
             out.print("{}\n", render_bars(*hist, histogram_label(m)));
 }
 
-void render_json(const Reading& reading, Output& out)
+void render_json(const Reading& reading, Output& out, std::int64_t time_ns)
 {
     const auto columns = value_columns(reading);
     for (const CounterRow& r : counter_rows(reading)) {
         JsonObject obj;
-        for (const Label& l : r.labels) {
-            if (l.number)
-                obj.add_raw(l.name, l.value);
-            else
-                obj.add(l.name, l.value);
-        }
+        obj.add("type", "count").add("time_ns", time_ns);
+        std::vector<std::string> taken{"type", "time_ns"};
+        for (const CounterColumn& c : columns)
+            taken.push_back(snake_case(c.heading));
+        for (const Label& l : r.labels)
+            add_label(obj, l, taken);
         for (const CounterColumn& c : columns)
             obj.add_raw(snake_case(c.heading), value_cell(r, c));
         out.print("{}\n", obj.str());
     }
-    for (const Metric& m : reading.metrics)
-        if (const auto* hist = std::get_if<Histogram>(&m.value))
-            out.print("{}\n", render_json(*hist, histogram_label(m)));
+    for (const Metric& m : reading.metrics) {
+        const auto* hist = std::get_if<Histogram>(&m.value);
+        if (!hist)
+            continue;
+        const HistogramLabel label = histogram_label(m);
+        JsonObject obj;
+        obj.add("type", "hist").add("time_ns", time_ns);
+        obj.add("event", label.event).add("field", label.field).add("unit", label.unit);
+        const std::vector<std::string> taken{"type", "time_ns", "event", "field", "unit", "key",
+                                             "buckets", "total", "p50", "p90", "p99"};
+        for (const Label& l : m.labels)
+            if (l.name != "event")
+                add_label(obj, l, taken);
+        if (!label.key.empty())
+            obj.add("key", label.key);
+        add_histogram_json(obj, *hist);
+        out.print("{}\n", obj.str());
+    }
+    if (reading.uncounted)
+        out.print("{}\n", JsonObject()
+                              .add("type", "lost")
+                              .add("time_ns", time_ns)
+                              .add("lost_events", reading.uncounted)
+                              .str());
 }
 
 std::uint64_t CumulativeMetrics::add(const Reading& delta, std::size_t max_series)

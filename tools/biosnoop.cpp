@@ -24,12 +24,6 @@ using tpkit::Value;
 
 tpkit::BlockDeviceNames disk_names;
 
-// Milliseconds with bcc's three decimals: a number in JSON too.
-Value milliseconds(std::uint64_t ns)
-{
-    std::string text = fmt::format("{:.3f}", ns / 1e6);
-    return tpkit::TextAndJson{text, text};
-}
 
 Value time_of(const Event& e) { return e.timestamp_ns; }
 Value comm_of(const Event& e) { return tpkit::text_of(e.comm); }
@@ -43,9 +37,9 @@ Value queued_of(const Event& e)
 {
     if (e.queued_ns == BIOSNOOP_NOT_QUEUED)
         return tpkit::absent;
-    return milliseconds(e.queued_ns);
+    return tpkit::milliseconds_value(e.queued_ns, 3);
 }
-Value latency_of(const Event& e) { return milliseconds(e.latency_ns); }
+Value latency_of(const Event& e) { return tpkit::milliseconds_value(e.latency_ns, 3); }
 
 // bcc's columns: TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms).
 tpkit::Columns<Event> columns(bool queued)
@@ -61,8 +55,8 @@ tpkit::Columns<Event> columns(bool queued)
         {"BYTES", "bytes", 8, Align::left, bytes_of},
     };
     if (queued)
-        list.push_back({"QUE(ms)", "que_ms", 7, Align::right, queued_of});
-    list.push_back({"LAT(ms)", "lat_ms", 0, Align::right, latency_of});
+        list.push_back({"QUE(ms)", "queue_ns", 7, Align::right, queued_of});
+    list.push_back({"LAT(ms)", "latency_ns", 0, Align::right, latency_of});
     return tpkit::Columns<Event>(std::move(list));
 }
 

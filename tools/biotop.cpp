@@ -59,7 +59,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
                        tpkit::MissedWatch& missed, tpkit::BlockDeviceNames& names)
 {
     auto entries = counts.drain();
-    missed.report();
+    const std::uint64_t uncounted = missed.report();
     std::vector<Row> rows;
     for (const auto& entry : entries) {
         Row row{};
@@ -76,6 +76,7 @@ tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
         rows.resize(options.rows);
 
     tpkit::Reading reading;
+    reading.uncounted = uncounted;
     reading.counter_labels = {"pid", "comm", "d", "maj", "min", "disk"};
     reading.counter_columns = {{"I/O", "io", 1, 0, ""},
                                {"Kbytes", "bytes", 1024, 0, ""},
@@ -152,7 +153,7 @@ int main(int argc, char** argv)
         tpkit::run_intervals(common, stop, [&] {
             tpkit::Reading reading = collect(options, counts, missed, names);
             if (common.json) {
-                tpkit::render_json(reading, out);
+                tpkit::render_json(reading, out, tpkit::now_ns(common.clock));
                 return;
             }
             if (clear)

@@ -3,6 +3,8 @@
 // the cumulative one without --by (its growth since the previous read), or one per key, drained.
 #pragma once
 
+#include "engine_keys.hpp"
+
 #include <tpkit/engine.hpp>
 #include <tpkit/maps.hpp>
 #include <tpkit/metrics.hpp>
@@ -81,12 +83,14 @@ public:
         }
     }
 
-    // tool: for notes on stderr; config: the layout; format: the event the --by key comes from.
+    // tool: for notes on stderr; config: the layout; format: the event the --by key comes from;
+    // labels: the keys' labels, from the skeleton that takes the keys.
     template <class Skel>
     EngineHists(Skel& skel, std::string tool, const tpkit_engine_config& config,
-                const KeyChoice& key, const EventFormat& format)
+                const KeyChoice& key, const EventFormat& format, EngineKeyLabels labels)
         : tool_(std::move(tool)), config_(config), key_(key), format_(format),
-          total_(total_map(skel, config.hist_layout)), keyed_(keyed_maps(skel, config.hist_layout))
+          total_(total_map(skel, config.hist_layout)), keyed_(keyed_maps(skel, config.hist_layout)),
+          labels_(std::move(labels))
     {
     }
 
@@ -99,7 +103,7 @@ public:
             labels.insert(labels.begin(), {"event", event});
             reading.metrics.push_back({name, "", unit, std::move(labels), std::move(hist)});
         };
-        if (key_.source == TPKIT_KEY_NONE) {
+        if (key_.empty()) {
             auto slots = sum_percpu_array(total_).at(0);
             previous_.resize(slots.size());
             std::vector<std::uint64_t> delta(slots.size());
@@ -108,16 +112,17 @@ public:
             metric(histogram_from_slots(config_, delta), {});
             return;
         }
-        std::vector<std::pair<std::string, Histogram>> hists;
+        std::vector<std::pair<std::vector<Label>, Histogram>> hists;
         for (const auto& entry : keyed_.drain()) {
             const auto k = entry.key_as<tpkit_engine_key>();
             note_cut_key(tool_, k, key_);
-            hists.emplace_back(key_text(k, key_, format_), histogram_from_slots(config_, entry.counters));
+            hists.emplace_back(labels_.labels(k, format_), histogram_from_slots(config_, entry.counters));
         }
+        labels_.end_interval();
         std::sort(hists.begin(), hists.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (auto& [text, hist] : hists)
-            metric(std::move(hist), {{key_.name(), text}});
+                  [](const auto& a, const auto& b) { return labels_less(a.first, b.first); });
+        for (auto& [labels, hist] : hists)
+            metric(std::move(hist), std::move(labels));
     }
 
 private:
@@ -127,6 +132,7 @@ private:
     const EventFormat& format_;
     bpf_map* total_;
     SwappedMap keyed_;
+    EngineKeyLabels labels_;
     std::vector<std::uint64_t> previous_;
 };
 

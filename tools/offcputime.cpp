@@ -8,6 +8,7 @@
 #include "stack_symbolizer.hpp"
 
 #include <tpkit/cli.hpp>
+#include <tpkit/engine.hpp>
 #include <tpkit/columns.hpp>
 #include <tpkit/json.hpp>
 #include <tpkit/maps.hpp>
@@ -77,20 +78,25 @@ std::vector<Blocked> collect(offcputime_bpf& skel, StackSymbolizer& symbolizer)
     return all;
 }
 
-void print(const std::vector<Blocked>& all, const Options& options, bool json, tpkit::Output& out)
+void print(const std::vector<Blocked>& all, const Options& options,
+           const tpkit::CommonOptions& common, tpkit::Output& out)
 {
+    const bool json = common.json;
+    const std::int64_t end_ns = tpkit::now_ns(common.clock);
     for (const Blocked& b : all) {
         const std::string_view comm = tpkit::text_of(b.key.comm);
         const std::uint64_t us = b.value.total_ns / 1000;
         if (json) {
             out.print("{}\n", tpkit::JsonObject()
+                                  .add("type", "count")
+                                  .add("time_ns", end_ns)
                                   .add("pid", b.key.pid)
                                   .add("tid", b.key.tid)
                                   .add("comm", comm)
                                   .add("total_us", us)
                                   .add("count", b.value.count)
-                                  .add_raw("kernel_stack", frames_json(b.kernel))
-                                  .add_raw("user_stack", frames_json(b.user))
+                                  .add_raw("kernel_stack", tpkit::json_string_array(b.kernel))
+                                  .add_raw("user_stack", tpkit::json_string_array(b.user))
                                   .str());
         } else if (options.folded) {
             // Outermost first: comm;user frames;kernel frames, then the time.
@@ -129,9 +135,7 @@ void add_options(tpkit::Cli& cli, Options& o)
     app.add_option("--state", o.state,
                    "only tasks leaving the CPU in this state: 0 running (preempted), else a "
                    "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
-    app.add_option("--stack-storage-size", o.stack_storage,
-                   "distinct stacks kept (default 16384)")
-        ->check(CLI::Range(1u, 1u << 24));
+    tpkit::add_stack_storage_option(app, o.stack_storage);
     app.add_option("duration", o.duration, "trace for SECONDS (as -d)")
         ->check(CLI::PositiveNumber)
         ->excludes(app.get_option("--duration"));
@@ -172,8 +176,13 @@ void run(const Options& options, tpkit::CommonOptions common)
     tpkit::run_intervals(common, stop, [&] {
         StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
                                    OFFCPUTIME_NO_STACK, options.offsets);
-        print(collect(*skel, symbolizer), options, common.json, out);
-        missed.report();
+        print(collect(*skel, symbolizer), options, common, out);
+        if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
+            out.print("{}\n", tpkit::JsonObject()
+                                  .add("type", "lost")
+                                  .add("time_ns", tpkit::now_ns(common.clock))
+                                  .add("lost_events", uncounted)
+                                  .str());
         if (symbolizer.missed())
             fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise --stack-storage-size)\n",
                        symbolizer.missed());

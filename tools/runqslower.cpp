@@ -19,7 +19,11 @@ using Event = runqslower_event;
 using tpkit::Align;
 using tpkit::Value;
 
-Value latency_us(const Event& e) { return e.latency_ns / 1000; }
+// Microseconds in text, as bcc's; the exact nanoseconds in JSON, as every duration there.
+Value latency_us(const Event& e)
+{
+    return tpkit::TextAndJson{std::to_string(e.latency_ns / 1000), std::to_string(e.latency_ns)};
+}
 Value prev_comm_of(const Event& e) { return tpkit::text_of(e.prev_comm); }
 Value prev_tid_of(const Event& e) { return e.prev_tid; }
 
@@ -29,14 +33,14 @@ const tpkit::Columns<Event> columns{{
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
     tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
     tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
-    {"LAT(us)", "lat_us", 14, Align::right, latency_us},
+    {"LAT(us)", "latency_ns", 14, Align::right, latency_us},
 }};
 const tpkit::Columns<Event> columns_with_previous{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
     tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
     tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
-    {"LAT(us)", "lat_us", 14, Align::right, latency_us},
+    {"LAT(us)", "latency_ns", 14, Align::right, latency_us},
     {"PREV COMM", "prev_comm", 16, Align::left, prev_comm_of},
     {"PREV TID", "prev_tid", 0, Align::left, prev_tid_of},
 }};

@@ -47,7 +47,8 @@ inline Value generate_result(const Event& e)
                                                  "overflow_fail", "lose_info"};
     if (e.result >= 0 && e.result < 5)
         return names[e.result];
-    return e.result;
+    return std::to_string(e.result); // text in JSON too: "result" is a name
+
 }
 
 // With -k: the call that sent it.
@@ -85,7 +86,8 @@ inline Columns<Event> columns(const Options& options)
     Column<Event> sig_number{"SIG", "sig", 12, Align::left,
                              [](const Event& e) -> Value { return e.sig; }};
     Column<Event> sig_name{"SIG", "sig", 12, Align::left, detail::signal_name_or_number};
-    Column<Event> result_of_call{"RESULT", "result", 0, Align::left,
+    // A call's return is "ret", as every syscall's in JSON; "result" is a signal's fate.
+    Column<Event> result_of_call{"RESULT", "ret", 0, Align::left,
                                  [](const Event& e) -> Value { return e.result; }};
     Column<Event> result_of_signal{"RESULT", "result", 0, Align::left, detail::generate_result};
     return {

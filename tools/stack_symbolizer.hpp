@@ -53,6 +53,8 @@ public:
             return tpkit::frame_text(user_.find(pid, ip), offsets_);
         });
     }
+    // Reads processes' mappings again (they exec, dlopen, exit and their pids are reused).
+    void forget_processes() { user_ = {}; }
     // Stacks that could not be recorded (the stack map full, or a hash collision in it).
     std::uint64_t missed() const { return missed_; }
 
@@ -60,7 +62,8 @@ private:
     static bool tracing_frame(const tpkit::Symbol& s)
     {
         return s.module == "bpf" || s.name.starts_with("bpf_trace_run") ||
-               s.name.starts_with("__bpf_trace_") || s.name.starts_with("__traceiter_");
+               s.name.starts_with("__bpf_trace_") || s.name.starts_with("__traceiter_") ||
+               s.name.starts_with("perf_trace_");
     }
 
     template <class Name>
@@ -90,15 +93,3 @@ private:
     tpkit::UserSymbols user_;
     std::uint64_t missed_ = 0;
 };
-
-// A stack's frames as a JSON array of strings.
-inline std::string frames_json(const std::vector<std::string>& frames)
-{
-    std::string out = "[";
-    for (const auto& f : frames) {
-        if (out.size() > 1)
-            out += ',';
-        tpkit::append_json_string(out, f);
-    }
-    return out + "]";
-}

@@ -49,7 +49,7 @@ const tpkit::Columns<Event> columns{{
     {"CALL", "call", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::syscall_text(e.syscall_nr); }},
     {"", "fd", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.fd; }},
-    {"ARGS", "args", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return args_of(e); }},
+    {"ARGS", "call_args", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return args_of(e); }},
 }};
 
 } // namespace

@@ -68,7 +68,7 @@ tpkit::Columns<Drop> columns(bool stacks)
     };
     if (stacks)
         list.push_back({"", "kernel_stack", 0, tpkit::Align::left,
-                        [](const Drop& d) -> tpkit::Value { return tpkit::TextAndJson{"", frames_json(d.stack)}; }});
+                        [](const Drop& d) -> tpkit::Value { return tpkit::TextAndJson{"", tpkit::json_string_array(d.stack)}; }});
     return tpkit::Columns<Drop>(std::move(list));
 }
 

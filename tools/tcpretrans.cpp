@@ -48,7 +48,7 @@ tpkit::Columns<Event> columns(bool sequence)
         {"", "laddr", 0, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::local_address_text(e.tuple); }},
         {"", "lport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.sport; }},
-        {"T>", "type", 2, tpkit::Align::left, kind_of},
+        {"T>", "kind", 2, tpkit::Align::left, kind_of},
         {"RADDR:RPORT", "", 20, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::remote_endpoint_text(e.tuple); }},
         {"", "raddr", 0, tpkit::Align::left,

@@ -9,6 +9,9 @@ constexpr const char* examples = R"(  tpcount sched:sched_process_fork          
   tpcount syscalls:sys_enter_read --by comm       # read() calls by command name
   tpcount syscalls:sys_enter_read --by fd --filter 'count > 4096'
   tpcount sched:sched_switch --by prev_comm --json -d 5
+  tpcount sched:sched_switch --by kstack -d 5 > folded   # kernel stacks, for flamegraph.pl
+  tpcount raw_syscalls:sys_enter --by ustack -p 185 -d 5  # user stacks (comm;frames… COUNT)
+  tpcount syscalls:sys_enter_write --by pid,comm    # a key of several parts
   tpcount 'sched:sched_*' --filter 'sched:sched_switch=prev_pid == 0'  # a filter for one event
 )";
 
@@ -18,7 +21,9 @@ int main(int argc, char** argv)
 {
     tpkit::Cli cli("tpcount", "Count the events of any tracepoints, in the kernel.", examples);
     tpkit::tpcount::Options options;
-    cli.app().add_option("--by", options.by, "count by comm, pid, tid, cpu or FIELD");
+    cli.app().add_option("--by", options.by,
+                         "count by comm, pid, tid, cpu, kstack, ustack or FIELD, or several of "
+                         "them separated by commas (pid,comm); stacks print folded");
     cli.app().add_option("--filter", options.filters,
                          "only events matching this expression (the kernel's filter grammar); "
                          "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
@@ -27,6 +32,7 @@ int main(int argc, char** argv)
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
     cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
         ->check(CLI::Range(1u, 1u << 24));
+    tpkit::add_stack_storage_option(cli.app(), options.stack_storage);
     tpkit::add_classic_option(cli.app(), options.classic);
     cli.add_common();
     cli.add_map_memory();

@@ -12,6 +12,7 @@
 #include <tpkit/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpcount.skel.h"
+#include "engine_keys.hpp"
 
 #include <fmt/core.h>
 
@@ -28,12 +29,13 @@ struct Options {
     std::vector<std::string> filters; // --filter, each for every event or SYSTEM:EVENT=EXPR
     std::size_t top = 0;
     std::uint32_t max_keys = 10240;
+    std::uint32_t stack_storage = 16384;
     bool classic = false;
 };
 
 struct Row {
     std::uint32_t event;
-    std::string key;
+    std::vector<Label> key;
     std::uint64_t count;
 };
 
@@ -42,7 +44,7 @@ public:
     CountCollector(const std::vector<EventPlan>& plans, const KeyChoice& key,
                    const Options& options, tpcount_bpf& skel)
         : plans_(plans), key_(key), options_(options), skel_(skel),
-          by_key_(keyed_counts(skel))
+          by_key_(keyed_counts(skel)), labels_("tpcount", key, skel)
     {
     }
 
@@ -55,13 +57,13 @@ public:
     Reading collect()
     {
         std::vector<Row> rows;
-        if (key_.source == TPKIT_KEY_NONE) {
+        if (key_.empty()) {
             auto totals = sum_percpu_array(skel_.maps.totals);
             previous_.resize(totals.size());
             for (std::uint32_t i = 0; i < totals.size() && i < plans_.size(); i++) {
                 std::uint64_t count = totals[i].at(0) - std::exchange(previous_[i], totals[i].at(0));
                 if (count || plans_.size() == 1)
-                    rows.push_back({i, "", count});
+                    rows.push_back({i, {}, count});
             }
         } else {
             for (const auto& entry : by_key_.drain()) {
@@ -69,34 +71,39 @@ public:
                 note_cut_key("tpcount", k, key_);
                 if (k.event >= plans_.size())
                     continue;
-                rows.push_back({k.event, key_text(k, key_, plans_[k.event].format),
+                rows.push_back({k.event, labels_.labels(k, plans_[k.event].format),
                                 entry.counters.at(0)});
             }
+            labels_.end_interval();
         }
         std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
             if (a.count != b.count)
                 return a.count > b.count;
-            return std::tie(plans_[a.event].name.system, plans_[a.event].name.event, a.key) <
-                   std::tie(plans_[b.event].name.system, plans_[b.event].name.event, b.key);
+            if (a.event != b.event)
+                return std::tie(plans_[a.event].name.system, plans_[a.event].name.event) <
+                       std::tie(plans_[b.event].name.system, plans_[b.event].name.event);
+            return labels_less(a.key, b.key);
         });
         if (options_.top && rows.size() > options_.top)
             rows.resize(options_.top);
         missed_.report();
         Reading reading;
+        // Stacks print folded (flamegraph.pl's input).
+        reading.folded = key_.has_stack();
         reading.counter_labels = {"event"};
-        if (key_.source != TPKIT_KEY_NONE)
-            reading.counter_labels.push_back(key_.name());
-        for (const Row& r : rows) {
-            const auto& plan = plans_[r.event];
-            std::vector<Label> labels{{"event", plan.name.str()}};
-            if (key_.source != TPKIT_KEY_NONE)
-                labels.push_back({key_.name(), r.key, key_is_number(key_, plan.format)});
+        for (tpkit_key_source part : key_.parts)
+            reading.counter_labels.push_back(key_.name(part));
+        for (Row& r : rows) {
+            std::vector<Label> labels{{"event", plans_[r.event].name.str()}};
+            labels.insert(labels.end(), std::make_move_iterator(r.key.begin()),
+                          std::make_move_iterator(r.key.end()));
             reading.metrics.push_back({"count", "", "", std::move(labels), r.count});
         }
         return reading;
     }
 
     std::uint64_t uncounted() const { return missed_.total(); }
+    std::uint64_t stack_errors() const { return labels_.stack_errors(); }
 
 private:
     const std::vector<EventPlan>& plans_;
@@ -104,6 +111,7 @@ private:
     Options options_;
     tpcount_bpf& skel_;
     SwappedMap by_key_;
+    EngineKeyLabels labels_;
     std::vector<std::uint64_t> previous_;
     MissedWatch missed_{"tpcount", skel_.maps.tpkit_missed,
                         fmt::format("more than {} keys (see --max-keys)", options_.max_keys)};
@@ -123,8 +131,10 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         ~State() { detach_all(links); } // many at once: each waits for a grace period
     };
     auto state = std::make_shared<State>();
-    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
-    state->plans = plan_keyed_events(live_events_root(), options.events, EventFilters(options.filters), state->key);
+    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU,
+                                        TPKIT_KEY_KSTACK, TPKIT_KEY_USTACK});
+    state->plans = plan_keyed_events(live_events_root(), options.events, EventFilters(options.filters),
+                                     state->key);
     const auto& key = state->key;
     const auto& plans = state->plans;
     for (auto& plan : state->plans)
@@ -148,16 +158,19 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
                                               static_cast<std::uint32_t>(plans.size())),
                      "cannot size tpcount's totals");
         auto by_key = CountCollector::keyed_counts(*skel);
-        if (key.source != TPKIT_KEY_NONE)
+        if (!key.empty())
             by_key.set_max_entries(options.max_keys);
         else
             by_key.leave_out();
+        EngineKeyLabels::configure(*skel, key, options.stack_storage, false, options.max_keys);
         if (!instances.empty()) {
             const auto& first = instances.front();
             share_map(first->maps.totals, skel->maps.totals);
-            if (key.source != TPKIT_KEY_NONE)
+            if (!key.empty())
                 by_key.share(CountCollector::keyed_counts(*first));
             share_map(first->maps.tpkit_missed, skel->maps.tpkit_missed);
+            share_map(first->maps.tpkit_stacks, skel->maps.tpkit_stacks);
+            share_map(first->maps.tpkit_stack_errors, skel->maps.tpkit_stack_errors);
         }
         if (instances.empty()) // counted on the first, before anything is loaded
             raise_fd_limit_for(planned.size(), skel->obj);

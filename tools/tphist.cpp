@@ -12,6 +12,8 @@ constexpr const char* examples = R"(  tphist syscalls:sys_enter_read count      
   tphist net:netif_receive_skb len --json -d 10
   tphist block:block_rq_issue 'nr_sector*512'     # request sizes in bytes
   tphist sched:sched_stat_runtime runtime --unit us
+  tphist syscalls:sys_exit_read ret --by pid        # per process, headed "pid = 181 bash"
+  tphist syscalls:sys_enter_write count --by comm,fd   # a key of several parts
 )";
 
 } // namespace
@@ -41,7 +43,10 @@ int main(int argc, char** argv)
                     "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
                     "format says [ns]) shown in this unit")
         ->check(CLI::IsMember({"ns", "us", "ms"}));
-    cli.app().add_option("--by", options.by, "one histogram per comm, pid, tid, cpu or FIELD");
+    cli.app().add_option("--by", options.by,
+                         "one histogram per comm, pid, tid, cpu, kstack, ustack or FIELD, or per "
+                         "several of them separated by commas (pid,comm)");
+    tpkit::add_stack_storage_option(cli.app(), options.stack_storage);
     cli.app().add_option("--filter", options.filter,
                          "only events matching this expression (the kernel's filter grammar)");
     cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")

@@ -34,6 +34,7 @@ struct Options {
     std::string by;
     std::string filter;
     std::uint32_t max_keys = 1024;
+    std::uint32_t stack_storage = 16384;
     bool classic = false;
 };
 
@@ -133,7 +134,7 @@ public:
     HistCollector(const EventPlan& plan, const KeyChoice& key, const Options& options,
                   tphist_bpf& skel)
         : plan_(plan), options_(options), skel_(skel),
-          hists_(skel, "tphist", plan.config, key, plan.format)
+          hists_(skel, "tphist", plan.config, key, plan.format, EngineKeyLabels("tphist", key, skel))
     {
     }
 
@@ -179,7 +180,8 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         std::optional<HistCollector> hists;
     };
     auto state = std::make_shared<State>();
-    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU});
+    state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU,
+                                        TPKIT_KEY_KSTACK, TPKIT_KEY_USTACK});
     state->plans = plan_keyed_events(live_events_root(), {options.event}, options.filter, state->key, 1);
     const KeyChoice& key = state->key;
     EventPlan& plan = state->plans.at(0);
@@ -208,8 +210,9 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
                             skel->maps.tpkit_syscall_events};
     prepare_instance(programs, instance);
     apply_task_filters(*skel, cli.options());
-    EngineHists::size_keyed_maps(*skel, key.source == TPKIT_KEY_NONE ? 0 : options.max_keys,
+    EngineHists::size_keyed_maps(*skel, key.empty() ? 0 : options.max_keys,
                                  plan.config.hist_layout);
+    EngineKeyLabels::configure(*skel, key, options.stack_storage, true, options.max_keys);
     raise_fd_limit_for(1, skel->obj);
     skel.load();
     state->link = attach_instance(programs, instance, state->plans);

@@ -129,7 +129,8 @@ public:
     LatencyCollector(const EventPlan& start, const EventPlan& end, const KeyChoice& key,
                      const Options& options, tplat_bpf& start_skel, tplat_bpf& end_skel)
         : event_(start.name.str() + " -> " + end.name.str()), unit_(time_unit_name(options.unit)),
-          hists_(end_skel, "tplat", end.config, key, start.format),
+          hists_(end_skel, "tplat", end.config, key, start.format,
+                 EngineKeyLabels("tplat", key, start_skel)),
           pending_full_("tplat", start_skel.maps.pending_full,
                         fmt::format("more than {} starts waiting for their end (see --max-pending)",
                                     options.max_pending)),
@@ -211,7 +212,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     const KeyChoice& key = state->key;
     configure_key(start.config, key, start.format);
     // The end adds to the histograms: it needs to know whether they are keyed, not the key.
-    end.config.key_source = key.source;
+    end.config.key_parts = key.bits();
     if (!options.match.empty()) {
         MatchFields fields = parse_match(options.match, start.name, end.name);
         start.config.value = match_field(start.format, fields.start);
@@ -234,12 +235,14 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     if (bpf_map__set_max_entries(start_skel->maps.pending, options.max_pending))
         throw Error(Exit::failure, "cannot size the map of pending starts");
     EngineHists::size_keyed_maps(*start_skel, 0, start.config.hist_layout); // adds to none
+    EngineKeyLabels::configure(*start_skel, key, 1, true, options.max_keys);
     raise_fd_limit_for(2, start_skel->obj);
     start_skel.load();
     auto end_skel = open_instance(end, true);
     share_map(start_skel->maps.pending, end_skel->maps.pending);
-    EngineHists::size_keyed_maps(*end_skel, key.source == TPKIT_KEY_NONE ? 0 : options.max_keys,
+    EngineHists::size_keyed_maps(*end_skel, key.empty() ? 0 : options.max_keys,
                                  end.config.hist_layout);
+    EngineKeyLabels::configure(*end_skel, {}, 1, false, 1);
     end_skel.load();
     state->links.push_back(attach_tracepoint(end_skel->progs.lat_event, end.name.system, end.name.event));
     state->links.push_back(

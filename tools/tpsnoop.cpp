@@ -56,7 +56,7 @@ public:
         std::uint64_t ns = event.header.timestamp_ns;
         if (common_.json) {
             tpkit::append_snoop_json(lines_, event, *e.format, e.fields, "time_ns",
-                                     clock_.realtime_ns(ns), &kernel_text_);
+                                     clock_.time_ns(ns, common_.clock), &kernel_text_);
         } else {
             // trace_pipe shows seconds of its clock; -T, seconds since tpsnoop started.
             char time[48];

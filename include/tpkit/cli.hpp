@@ -20,6 +20,17 @@
 
 namespace tpkit {
 
+// The clock of "time_ns" in --json output (docs/json.md). BPF stamps events with
+// bpf_ktime_get_ns(), CLOCK_MONOTONIC; the others are that plus their offset to it, measured
+// once at the start.
+enum class Clock {
+    wall, // CLOCK_REALTIME: nanoseconds since the epoch
+    mono, // CLOCK_MONOTONIC as the kernel stamped it: ftrace's "mono" trace_clock
+    boot, // CLOCK_BOOTTIME: monotonic plus the time suspended
+};
+
+std::string_view clock_name(Clock clock);
+
 struct CommonOptions {
     std::uint32_t pid = 0;  // -p/--pid: only this process (tgid)
     std::uint32_t tid = 0;  // -t/--tid: only this thread
@@ -30,6 +41,7 @@ struct CommonOptions {
     bool timestamp = false; // -T/--timestamp
     double duration = 0;    // -d/--duration seconds, 0 = until interrupted
     bool json = false;      // --json: one JSON object per line
+    Clock clock = Clock::wall; // --clock: of "time_ns" in JSON
     bool verbose = false;   // -v/--verbose: libbpf's own log
     // Aggregating tools: [interval] [count]
     double interval = 0;    // seconds, 0 = print once at the end
@@ -54,7 +66,7 @@ public:
     void add_common();
     // -p, -t, -u, --cgroup, --comm: which tasks' events to show.
     void add_task_filters();
-    // -T, -d, --json, -v. Alone for tools whose events run in no task's context of their own
+    // -T, -d, --json, --clock, -v. Alone for tools whose events run in no task's context of their own
     // (a segment received in softirq), where a task filter would mislead.
     void add_run_options();
     // Positional [interval] [count], like bcc's aggregating tools.
@@ -164,8 +176,8 @@ class EventReader;
 void run_stream(EventReader& reader, StopSignal& stop);
 
 // At exit of a streaming tool: lost events go to stderr when there were any, and with --json
-// a last line {"lost_events":N} is always written, so consumers can tell none were lost. Then
-// stdout ends (Output::end), before the tool detaches.
+// a last line {"type":"lost","lost_events":N} is always written, so consumers can tell none were
+// lost. Then stdout ends (Output::end), before the tool detaches.
 void report_lost(std::string_view tool, std::uint64_t lost, bool json);
 
 // Converts a CLOCK_MONOTONIC nanosecond stamp (bpf_ktime_get_ns) to wall-clock time.
@@ -177,10 +189,16 @@ public:
     // seconds since this object was made, for -T
     double seconds_since_start(std::uint64_t monotonic_ns) const;
     std::int64_t realtime_ns(std::uint64_t monotonic_ns) const;
+    // The stamp in `clock`: JSON's "time_ns".
+    std::int64_t time_ns(std::uint64_t monotonic_ns, Clock clock) const;
 
 private:
     std::int64_t offset_ns_;
+    std::int64_t boot_offset_ns_;
     std::uint64_t start_ns_;
 };
+
+// Now, in `clock`: the "time_ns" of an interval's end.
+std::int64_t now_ns(Clock clock);
 
 } // namespace tpkit

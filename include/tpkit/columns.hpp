@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -64,7 +65,7 @@ struct Column {
     enum class Kind {
         value,
         time, // get() gives bpf_ktime_get_ns(): TIME as HH:MM:SS, TIME(s) since start with -T,
-              // "time_ns" (wall clock, ns) in JSON
+              // "time_ns" in JSON, in --clock's clock (wall: ns since the epoch)
         seconds, // get() gives nanoseconds (a duration): seconds with two decimals in text, like
                  // bcc's AGE(s), the nanoseconds in JSON (name the key *_ns)
     };
@@ -167,18 +168,39 @@ public:
         out.append("\n");
     }
 
-    // One event: a text row, or one JSON object per line.
+    // One event: a text row, or one JSON object per line, {"type":"event",…}.
     void row(const Event& e, const CommonOptions& options, const MonotonicClock& clock,
              Output& out) const
     {
+        row(e, options, clock, out, "event", std::nullopt);
+    }
+
+    // A whole table at once (counts printed at the end): the header, then each row, in JSON
+    // {"type":"count","time_ns":NOW,…} as an interval's counters.
+    void table(const std::vector<Event>& rows, const CommonOptions& options, Output& out) const
+    {
+        MonotonicClock clock;
+        const std::int64_t end_ns = now_ns(options.clock);
+        header(options, out);
+        for (const auto& e : rows)
+            row(e, options, clock, out, "count", end_ns);
+    }
+
+private:
+    void row(const Event& e, const CommonOptions& options, const MonotonicClock& clock,
+             Output& out, std::string_view type, std::optional<std::int64_t> time_ns) const
+    {
         if (options.json) {
             JsonObject obj;
+            obj.add("type", type);
+            if (time_ns)
+                obj.add("time_ns", *time_ns);
             for (const auto& c : columns_) {
                 if (c.key.empty())
                     continue;
                 auto v = c.get(e).value;
                 if (c.kind == Column<Event>::Kind::time)
-                    obj.add(c.key, clock.realtime_ns(std::get<std::uint64_t>(v)));
+                    obj.add(c.key, clock.time_ns(std::get<std::uint64_t>(v), options.clock));
                 else
                     std::visit([&](const auto& x) {
                         if constexpr (std::is_same_v<std::decay_t<decltype(x)>, Absent>)
@@ -223,16 +245,6 @@ public:
         out.append("\n");
     }
 
-    // A whole table at once (counts printed at the end): the header, then each row.
-    void table(const std::vector<Event>& rows, const CommonOptions& options, Output& out) const
-    {
-        MonotonicClock clock;
-        header(options, out);
-        for (const auto& e : rows)
-            row(e, options, clock, out);
-    }
-
-private:
     static int width(const Column<Event>& c, const CommonOptions& options)
     {
         return c.kind == Column<Event>::Kind::time && options.timestamp ? 14 : c.width;

@@ -43,7 +43,7 @@ struct tpkit_field_spec {
 	__u8 reserved[2];
 };
 
-/* What --by groups by. */
+/* What --by groups by: one part of a key, or several ("pid,comm", "kstack,ustack"). */
 enum tpkit_key_source {
 	TPKIT_KEY_NONE = 0,
 	TPKIT_KEY_COMM,   /* the current task's comm */
@@ -51,18 +51,35 @@ enum tpkit_key_source {
 	TPKIT_KEY_TID,    /* the current thread */
 	TPKIT_KEY_CPU,
 	TPKIT_KEY_FIELD,  /* a field of the record, number or string (tpkit_engine_config.key_field) */
+	TPKIT_KEY_KSTACK, /* the kernel stack, an ID in the engine's stack map */
+	TPKIT_KEY_USTACK, /* the user stack, likewise */
 };
+/* tpkit_engine_config.key_parts: one bit per source of the key. */
+#define TPKIT_KEY_BIT(source) (1u << (source))
+
+/* Frames kept of a stack (the kernel's PERF_MAX_STACK_DEPTH). */
+#define TPKIT_STACK_DEPTH 127
+/* A stack ID of the key when the stack was not taken: no such part. */
+#define TPKIT_NO_STACK (-1)
 
 /* tpkit_engine_key.flags: the string was longer than str holds and was cut there. Such keys
  * stay apart from the string of exactly the first TPKIT_KEY_STR_MAX - 1 characters. */
 #define TPKIT_KEY_CUT 1u
 
-/* A group's key in the aggregation maps; unused members stay zero. */
+/* A group's key in the aggregation maps: one member per part, those of parts not in the key
+ * stay zero. */
 struct tpkit_engine_key {
-	__u64 number;                 /* pid, tid, cpu or the numeric field, as a u64 */
+	__u64 number;                 /* the numeric field, as a u64 */
 	__u32 event;                  /* index of the event in the tool's list */
 	__u32 flags;                  /* TPKIT_KEY_CUT */
-	char str[TPKIT_KEY_STR_MAX];  /* comm or the string field, NUL-padded */
+	__u32 pid;                    /* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__s32 kernel_stack_id;        /* in tpkit_stacks, or -errno when it could not be taken */
+	__s32 user_stack_id;
+	__u32 reserved;
+	char comm[TPKIT_COMM_LEN];
+	char str[TPKIT_KEY_STR_MAX];  /* the string field, NUL-padded */
 };
 
 /* tphist's bucket layouts (include/tpkit/hist.h). */
@@ -87,7 +104,7 @@ struct tpkit_engine_config {
 	__u32 event;                  /* index of this event in the tool's list */
 	__u32 fixed_size;             /* bytes of the record's fixed part (tpsnoop) */
 	__u32 dynamic_count;          /* how many of dynamic_offsets are used (tpsnoop) */
-	__u8 key_source;              /* enum tpkit_key_source */
+	__u8 key_parts;               /* TPKIT_KEY_BIT() of each part of the --by key; 0: none */
 	__u8 hist_layout;             /* enum tpkit_hist_layout */
 	__u8 sub_bits;                /* log-linear sub-bucket bits */
 	__u8 syscall_tracepoint;      /* enum tpkit_syscall_tracepoint: a raw_syscalls program */

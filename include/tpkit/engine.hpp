@@ -96,15 +96,24 @@ tpkit_field_spec field_spec(const Field& f);
 
 bool is_numeric(const Field& f);
 
-// What --by names: comm, pid, tid, cpu, or a field of the event(s).
+// What --by names: comm, pid, tid, cpu, kstack, ustack or a field of the event(s), or several
+// of them separated by commas ("pid,comm", "kstack,ustack", "comm,FIELD"): a key made of parts.
 struct KeyChoice {
     // What a field key stands for: the field's value, or (--by syscall, --by errno) the syscall
     // number or the failed syscall's error, of each event's own field, shown by name.
     enum class Meaning { value, syscall, error };
-    tpkit_key_source source = TPKIT_KEY_NONE;
-    std::string field; // TPKIT_KEY_FIELD only
+    std::vector<tpkit_key_source> parts; // in --by order; empty: no key
+    std::string field;                   // the TPKIT_KEY_FIELD part's field (one at most)
     Meaning meaning = Meaning::value;
-    std::string name() const; // column heading: "comm", "pid", the field's name
+
+    bool empty() const { return parts.empty(); }
+    bool has(tpkit_key_source part) const;
+    bool has_stack() const { return has(TPKIT_KEY_KSTACK) || has(TPKIT_KEY_USTACK); }
+    // tpkit_engine_config.key_parts: TPKIT_KEY_BIT() of each part.
+    std::uint8_t bits() const;
+    std::string name() const; // "pid,comm": what --by said, in its order
+    // A part's label: "comm", "pid", "kstack", the field's name.
+    std::string name(tpkit_key_source part) const;
     // The field a field key reads in FORMAT; null when it has none.
     const Field* field_in(const EventFormat& format) const;
 };
@@ -116,25 +125,29 @@ std::vector<EventPlan> plan_keyed_events(const std::filesystem::path& events_roo
                                          const EventFilters& filters, const KeyChoice& key,
                                          std::size_t max_events = 1024);
 
-// Parses --by (empty: no key). `allowed` lists the generic keys the tool takes.
+// Parses --by (empty: no key): parts separated by commas, each at most once, a field at most
+// once. `allowed` lists the other parts the tool takes. ustack brings comm into the key (the
+// root frame of a folded stack, as bcc's tools print it) when --by does not name it.
 KeyChoice parse_key(std::string_view by, std::initializer_list<tpkit_key_source> allowed);
 
-// Sets config.key_source/key_field for the event; a field that is not in the format →
+// Sets config.key_parts/key_field for the event; a field that is not in the format →
 // Error(unknown_target), one that can be neither a number nor a string → Error(usage).
 // common_pid is the current thread's ID (what the kernel writes there); the other common_*
 // fields → Error(usage) (see header_field in filter.hpp).
 void configure_key(tpkit_engine_config& config, const KeyChoice& key, const EventFormat& format);
 
-// A key read back from a map, as text: the comm or string (ending in "…" when it was longer than
-// a key holds and cut), the number in decimal (hex for a pointer field).
-std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice,
+// One part of a key read back from a map, as text: the comm or string (ending in "…" when it was
+// longer than a key holds and cut), the number in decimal (hex for a pointer field). Stacks are
+// not text here (see tools/engine_keys.hpp): empty.
+std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, tpkit_key_source part,
                      const EventFormat& format);
 // Once per run, on stderr: string keys were cut, so values that differ only past the cut are
 // counted together (under the key ending in "…"). Call with every key read back.
 void note_cut_key(std::string_view tool, const tpkit_engine_key& key, const KeyChoice& choice);
 
-// Whether key_text() gives a decimal number (for JSON): pid, tid, cpu, integer fields.
-bool key_is_number(const KeyChoice& choice, const EventFormat& format);
+// Whether key_text() of PART gives a decimal number (for JSON, and sorting as numbers): pid,
+// tid, cpu, integer fields.
+bool key_is_number(const KeyChoice& choice, tpkit_key_source part, const EventFormat& format);
 
 // tphist: sets config.value to the numeric field NAME. Unknown → Error(unknown_target); a string,
 // array, oddly sized or common_* field → Error(usage) saying what it is.
@@ -156,8 +169,8 @@ Histogram histogram_from_slots(const tpkit_engine_config& config,
 
 // tplist: "sys:event", and with fields one line per field with type, offset, size, signedness.
 std::string describe_event(const EventFormat& format, bool with_fields);
-// {"event":"sys:event","id":N[,"fields":[{"name":…,"type":…,"offset":…,"size":…,"signed":…,
-// "common":…},…]]}
+// {"type":"tracepoint","event":"sys:event","id":N[,"format":[{"name":…,"type":…,"offset":…,
+// "size":…,"signed":…,"common":…},…]]}
 std::string describe_event_json(const EventFormat& format, bool with_fields);
 
 // The engine instances of a run. A classic event gets an instance of its own, on its tracepoint.
@@ -196,6 +209,10 @@ Link attach_instance(const EnginePrograms& programs, const InstancePlan& instanc
 
 // Adds --classic, which keeps syscall events on their own tracepoints.
 void add_classic_option(CLI::App& app, bool& classic);
+
+// Adds --stack-storage-size: distinct stacks a stack map keeps for the whole run (the kernel's
+// stack maps are not drained); past it, stacks are counted as not recorded.
+void add_stack_storage_option(CLI::App& app, std::uint32_t& stacks);
 
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);

@@ -3,6 +3,8 @@
 // percentile estimates, and bcc-style text.
 #pragma once
 
+#include "tpkit/json.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -120,5 +122,7 @@ std::string render_bars(const Histogram& hist, const HistogramLabel& label);
 // nonempty_span(); each percentile is the bucket it falls in (percentile_bucket()), null for an
 // empty histogram.
 std::string render_json(const Histogram& hist, const HistogramLabel& label);
+// Its members from "buckets" on, added to obj: what render_json() writes after the labels.
+void add_histogram_json(JsonObject& obj, const Histogram& hist);
 
 } // namespace tpkit

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace tpkit {
 
@@ -17,6 +18,9 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i);
 // Appends s to out as a JSON string literal (quotes included): control characters, quotes,
 // backslashes and bytes that are not valid UTF-8 are escaped.
 void append_json_string(std::string& out, std::string_view s);
+
+// Strings as a JSON array: ["a","b"] (a stack's frames).
+std::string json_string_array(const std::vector<std::string>& strings);
 
 // Builds one JSON object: JsonObject().add("pid", 1).add("comm", "sh").str() → {"pid":1,"comm":"sh"}
 class JsonObject {

@@ -107,7 +107,8 @@ public:
         : tool_(std::move(tool)), reason_(std::move(reason)), counter_(missed)
     {
     }
-    void report();
+    // Says the events not counted since the last report, if any, and returns how many.
+    std::uint64_t report();
     // Events not counted, as reported so far.
     std::uint64_t total() const { return counter_.seen(); }
 

@@ -19,8 +19,19 @@ namespace tpkit {
 struct Label {
     std::string name;  // "event", "pid", "comm", "dev"
     std::string value;
-    bool number = false; // a decimal number: JSON writes it unquoted
+    bool number = false; // a decimal number: JSON writes it unquoted, text sorts it as a number
+    // A stack (--by kstack): its frames, root first, which value holds joined by ';'; JSON
+    // writes them as an array.
+    bool stack = false;
+    std::vector<std::string> frames = {};
 };
+
+// A stack's label NAME: its frames root first (stack walks give them innermost first), and
+// those joined by ';' as its value, as folded stacks write them.
+Label stack_label(std::string name, const std::vector<std::string>& innermost_first);
+
+// Orders label lists value by value: numbers as numbers (9 before 10), the rest as text.
+bool labels_less(const std::vector<Label>& a, const std::vector<Label>& b);
 
 struct Metric {
     std::string name; // what is measured or counted: a field ("len"), or "count"
@@ -52,14 +63,22 @@ struct Reading {
     std::vector<std::string> counter_labels;
     std::vector<CounterColumn> counter_columns;
     std::vector<Metric> metrics;
+    // Counters print folded, as flamegraph.pl reads them, instead of as a table: one line per
+    // row, its label values joined by ';' (a stack's frames each), a space and its count.
+    bool folded = false;
+    // Events not counted in this interval (a full map): with --json a {"type":"lost"} line.
+    std::uint64_t uncounted = 0;
 };
 
 // bcc's layouts: each histogram as bars with percentiles, the counters as one table (label
 // columns upper-cased, the first as wide as its longest value, then COUNT) and a blank line.
 void render_text(const Reading& reading, Output& out);
-// One JSON object per line: histograms in render_json()'s schema, counters one object per row
-// of the table: {"<label>":<value>,…,"count":N,…}.
-void render_json(const Reading& reading, Output& out);
+// One JSON object per line (docs/json.md), each with "type" and the interval's end as
+// "time_ns": counters one object per row of the table,
+// {"type":"count","time_ns":T,"<label>":<value>,…,"count":N,…}; histograms
+// {"type":"hist","time_ns":T,"event":…,"field":…,"unit":…,"<label>":<value>,…,"key":…,
+// "buckets":…} ("key": the labels' values joined by spaces, as text shows them).
+void render_json(const Reading& reading, Output& out, std::int64_t time_ns);
 
 // Running totals of delta readings, by metric name and labels.
 class CumulativeMetrics {

@@ -102,7 +102,7 @@ TEST(CapableExact, ChrootIsAllowedForRootAndDeniedForNobody)
         EXPECT_EQ(e["comm"], "tpk-chroot");
         EXPECT_EQ(e["user_ns"], own_user_ns());
         EXPECT_EQ(e["audit"], "null");
-        EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+        EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 }
 

@@ -59,7 +59,7 @@ void expect_both_see_every_fork(const std::string& tool, const std::vector<std::
         ASSERT_EQ(tools[i]->stop(SIGINT), 0) << tools[i]->stderr_text();
         EXPECT_EQ(tpkit::live::forks_of(tools[i]->lines(), batch.forker), std::size_t(children + threads))
             << tool << " instance " << i;
-        EXPECT_EQ(tools[i]->lines().back(), "{\"lost_events\":0}") << tool << " instance " << i;
+        EXPECT_EQ(tools[i]->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}") << tool << " instance " << i;
     }
 }
 

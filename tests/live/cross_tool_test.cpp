@@ -4,6 +4,7 @@
 // that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
+#include "json_schema.hpp"
 #include "live.hpp"
 #include "lossy_flow.hpp"
 #include "loop_device.hpp"
@@ -70,7 +71,7 @@ struct ToolSpec {
     std::vector<std::string> minimal_args; // a valid run with nothing optional; "{test_pid}": ours
     std::vector<std::string> programs;     // its BPF programs then, named as the kernel keeps them
     std::size_t links = 0;                 // BPF links it holds once attached
-    bool streaming = false;                // --json: one line per event, then {"lost_events":N}
+    bool streaming = false;                // --json: one line per event, then {"type":"lost",…}
     bool memory_events = false;            // its events need a memory cgroup (reclaim, OOM)
     bool task_filters = true;              // -p, -t, -u, --cgroup, --comm (add_task_filters)
 };
@@ -341,7 +342,15 @@ TEST_P(LiveTool, WithoutPrivilegesExitThreeOneLine)
     EXPECT_TRUE(run.lines().empty()) << run.lines().front();
 }
 
-TEST_P(LiveTool, JsonLinesAreObjects)
+// Every tool's lines in one schema (docs/json.md): checked line by line, and the keys two tools
+// share of one JSON type in both (one schema for all the tools this run checks).
+tpkit::live::JsonSchema& json_schema()
+{
+    static tpkit::live::JsonSchema schema;
+    return schema;
+}
+
+TEST_P(LiveTool, JsonLinesFollowTheSchema)
 {
     TPKIT_REQUIRE_LIVE();
     REQUIRE_SPEC(GetParam());
@@ -362,16 +371,25 @@ TEST_P(LiveTool, JsonLinesAreObjects)
     ASSERT_FALSE(lines.empty());
     EXPECT_FALSE(run.ended_mid_line());
     std::size_t bad = 0;
+    std::set<std::string> types;
     for (std::size_t i = 0; i < lines.size() && bad < 5; i++) {
         std::string problem = tpkit::live::json_object_problem(lines[i]);
-        if (!problem.empty())
+        if (problem.empty())
+            problem = json_schema().problem(spec.name, lines[i]);
+        if (problem.empty())
+            types.insert(tpkit::live::parse_flat_json(lines[i])["type"]);
+        else
             bad++;
         EXPECT_EQ(problem, "") << "line " << i + 1 << ": " << lines[i];
     }
     if (spec.streaming) {
         ASSERT_GE(lines.size(), 2u) << "no event line";
-        EXPECT_TRUE(std::regex_match(lines.back(), std::regex(R"(\{"lost_events":[0-9]+\})")))
+        EXPECT_TRUE(types.count("event")) << "no event line";
+        EXPECT_TRUE(std::regex_match(lines.back(),
+                                     std::regex(R"(\{"type":"lost","lost_events":[0-9]+\})")))
             << lines.back();
+    } else if (spec.kind == Kind::tracer) {
+        EXPECT_TRUE(types.count("hist") || types.count("count")) << "no hist or count line";
     }
 }
 
@@ -765,4 +783,93 @@ TEST(TaskFilterOptions, CgroupKeepsOnlyForksMadeInIt)
     auto expected = expected_forks(inside.pid(), inside.pid(), inside_children.by_main);
     expected.merge(expected_forks(inside.pid(), inside.second_tid(), inside_children.by_second));
     EXPECT_EQ(forks_of(*tool), expected);
+}
+
+// ---- --clock: which clock "time_ns" is in ----
+
+namespace {
+
+std::int64_t clock_now(clockid_t id)
+{
+    timespec ts{};
+    clock_gettime(id, &ts);
+    return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct ClockCase {
+    std::vector<std::string> option; // none: the default
+    clockid_t id;
+    // Wall time is the kernel's monotonic stamp plus an offset measured at the start, which NTP
+    // may slew from CLOCK_REALTIME by up to 500 ppm while the test runs: a millisecond allowed.
+    std::int64_t slack_ns;
+};
+
+std::string clock_case_name(const testing::TestParamInfo<ClockCase>& info)
+{
+    return info.param.option.empty() ? "default" : info.param.option.back();
+}
+
+class ClockOption : public testing::TestWithParam<ClockCase> {};
+
+} // namespace
+
+TEST_P(ClockOption, EventTimeIsInIt)
+{
+    TPKIT_REQUIRE_LIVE();
+    const ClockCase& c = GetParam();
+    auto tool = forksnoop(c.option);
+    const std::int64_t before = clock_now(c.id);
+    auto batch = tpkit::live::run_fork_batch("tpk-clock", 1, 0);
+    const std::int64_t after = clock_now(c.id);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+    std::size_t found = 0;
+    for (const auto& line : tool->lines()) {
+        auto e = tpkit::live::parse_flat_json(line);
+        if (e["type"] != "event" || e["child_pid"] != std::to_string(batch.children.at(0)))
+            continue;
+        found++;
+        const std::int64_t t = std::stoll(e["time_ns"]);
+        EXPECT_GE(t, before - c.slack_ns) << line;
+        EXPECT_LE(t, after + c.slack_ns) << line;
+    }
+    EXPECT_EQ(found, 1u);
+}
+
+TEST_P(ClockOption, IntervalEndIsInIt)
+{
+    TPKIT_REQUIRE_LIVE();
+    const ClockCase& c = GetParam();
+    std::vector<std::string> options{"-p", std::to_string(getpid())};
+    options.insert(options.end(), c.option.begin(), c.option.end());
+    auto tool = tpkit::live::attached_json_tool("syscount", options, 1);
+    const std::int64_t before = clock_now(c.id);
+    syscall(SYS_getppid);
+    ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text(); // prints at the stop
+    const std::int64_t after = clock_now(c.id);
+    std::size_t rows = 0;
+    for (const auto& line : tool->lines()) {
+        auto e = tpkit::live::parse_flat_json(line);
+        ASSERT_EQ(e["type"], "count") << line;
+        rows++;
+        const std::int64_t t = std::stoll(e["time_ns"]);
+        EXPECT_GE(t, before) << line;
+        EXPECT_LE(t, after) << line;
+    }
+    EXPECT_GE(rows, 1u); // getppid at least
+}
+
+INSTANTIATE_TEST_SUITE_P(CrossTool, ClockOption,
+                         testing::Values(ClockCase{{}, CLOCK_REALTIME, 1'000'000},
+                                         ClockCase{{"--clock", "wall"}, CLOCK_REALTIME, 1'000'000},
+                                         ClockCase{{"--clock", "mono"}, CLOCK_MONOTONIC, 0},
+                                         ClockCase{{"--clock", "boot"}, CLOCK_BOOTTIME, 0}),
+                         clock_case_name);
+
+TEST(ClockOptionUsage, UnknownClockIsUsageError)
+{
+    ToolRun run({tpkit::live::tool_path("forksnoop"), "--clock", "local"});
+    EXPECT_EQ(run.wait(10s), 2) << run.stderr_text();
+    EXPECT_EQ(line_count(run.stderr_text()), 1u) << run.stderr_text();
+    EXPECT_NE(run.stderr_text().find("--clock"), std::string::npos) << run.stderr_text();
+    EXPECT_TRUE(run.lines().empty());
 }

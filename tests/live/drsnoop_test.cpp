@@ -99,7 +99,7 @@ TEST(DrsnoopExact, ReportsEveryReclaimTheKernelTracedForTheChild)
     std::vector<Reclaim> reported;
     std::uint64_t pages = 0;
     const auto& lines = tool.lines();
-    ASSERT_EQ(lines.back(), "{\"lost_events\":0}");
+    ASSERT_EQ(lines.back(), "{\"type\":\"lost\",\"lost_events\":0}");
     for (std::size_t i = 0; i + 1 < lines.size(); i++) {
         auto e = tpkit::live::parse_flat_json(lines[i]);
         reported.emplace_back(e["kind"], e["pages"]);

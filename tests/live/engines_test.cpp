@@ -337,7 +337,7 @@ void expect_forks_decoded(const std::vector<std::string>& extra)
         }
         EXPECT_EQ(found, 1) << "child " << child;
     }
-    EXPECT_EQ(lines.back(), "{\"lost_events\":0}");
+    EXPECT_EQ(lines.back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }
 
 } // namespace
@@ -359,7 +359,7 @@ TEST(TpsnoopLive, HeaderFieldsAreTheThreadAndTheEventId)
     for (const auto& line : lines) {
         auto obj = tpkit::live::parse_flat_json(line);
         if (obj["event"].empty())
-            continue; // the closing {"lost_events":0}
+            continue; // the closing {"type":"lost","lost_events":0}
         auto fields = tpkit::live::parse_flat_json(obj["fields"]);
         EXPECT_EQ(fields.size(), 3u) << line;
         EXPECT_EQ(fields["common_type"], id) << line;

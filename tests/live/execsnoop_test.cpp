@@ -120,7 +120,7 @@ TEST(ExecsnoopExact, ArgvExactFailedExecsOnlyWithX)
         ASSERT_TRUE(tool->wait_for_line([&](const std::string& l) { return has_line_of(l, b->pid(), 0); }, 20s))
             << tool->stderr_text();
         ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
-        EXPECT_EQ(tool->lines().back(), "{\"lost_events\":0}");
+        EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 
     // a: the failed exec (with -x only), then the successful one, whose comm is the new program's.

@@ -99,7 +99,7 @@ std::unique_ptr<ToolRun> exitsnoop(std::vector<std::string> options, int marker_
 std::vector<Event> stop_and_take(ToolRun& tool, const std::set<pid_t>& pids)
 {
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     std::vector<Event> events;
     for (const auto& line : tool.lines()) {
         Event e = tpkit::live::parse_flat_json(line);

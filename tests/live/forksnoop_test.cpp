@@ -87,7 +87,7 @@ void expect_exact_batch(const std::vector<std::string>& extra_args)
         else
             EXPECT_EQ(e["child_pid"], std::to_string(batch.forker)) << "a thread's pid is its tgid";
     }
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }
 
 } // namespace
@@ -141,7 +141,7 @@ TEST(ForksnoopLive, PidOfAnotherProcessExcludesOurForks)
     waitpid(idle, nullptr, 0);
     ASSERT_EQ(status, 0) << tool.stderr_text();
     ASSERT_FALSE(tool.lines().empty());
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     for (const auto& line : tool.lines()) {
         auto e = tpkit::live::parse_flat_json(line);
         if (e.count("parent_pid")) {

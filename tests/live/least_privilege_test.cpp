@@ -52,7 +52,7 @@ void expect_streams_without_capabilities(std::vector<std::string> argv)
     auto batch = tpkit::live::run_fork_batch(comm, 6, 2);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     EXPECT_EQ(tpkit::live::forks_of(tool.lines(), batch.forker), 8u);
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     EXPECT_TRUE(tpkit::live::wait_until_programs_unloaded(held, tpkit::live::patient(5s)))
         << "programs left loaded";
 }

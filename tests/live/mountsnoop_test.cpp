@@ -107,7 +107,7 @@ std::vector<std::map<std::string, std::string>> events_of(ScriptedChild& child, 
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     const auto& lines = tool.lines();
     EXPECT_EQ(lines.size(), count + 1) << tool.stderr_text();
-    EXPECT_EQ(lines.empty() ? "" : lines.back(), "{\"lost_events\":0}");
+    EXPECT_EQ(lines.empty() ? "" : lines.back(), "{\"type\":\"lost\",\"lost_events\":0}");
     for (std::size_t i = 0; i + 1 < lines.size(); i++)
         events.push_back(tpkit::live::parse_flat_json(lines[i]));
     return events;

@@ -177,7 +177,7 @@ std::vector<std::map<std::string, std::string>> kills_of(ToolRun& tool, pid_t pi
         [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["killed_pid"] == wanted; },
         tpkit::live::patient(10s));
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     return kills_of_in(tool, pid);
 }
 

@@ -152,7 +152,7 @@ TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
             [](const std::string& l) { return l.find("\"path_cut\":1") != std::string::npos; }, 20s))
             << tool->stderr_text();
         ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
-        EXPECT_EQ(tool->lines().back(), "{\"lost_events\":0}");
+        EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 
     const std::vector<Expected> expected{

@@ -76,18 +76,18 @@ TEST(RunqslowerExact, WaiterBehindARealtimeHogIsReported)
     }
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     EXPECT_EQ(tool.stderr_text(), "");
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
 
     std::vector<std::map<std::string, std::string>> reported;
     for (const auto& line : tool.lines()) {
         auto e = tpkit::live::parse_flat_json(line);
-        if (!e.count("lat_us"))
+        if (!e.count("latency_ns"))
             continue;
         // -p: the waiter's waits only, each over the threshold.
         EXPECT_EQ(e["tid"], waiter_pid) << line;
         EXPECT_EQ(e["pid"], waiter_pid) << line;
         EXPECT_EQ(e["comm"], "tpk-waiter") << line;
-        EXPECT_GT(std::stoull(e["lat_us"]), threshold_us) << line;
+        EXPECT_GT(std::stoull(e["latency_ns"]) / 1000, threshold_us) << line;
         reported.push_back(e);
     }
 
@@ -103,7 +103,7 @@ TEST(RunqslowerExact, WaiterBehindARealtimeHogIsReported)
         const bool clear = w.us > threshold_us + tolerance_us();
         if (next < reported.size()) {
             auto& r = reported[next];
-            const std::uint64_t lat = std::stoull(r["lat_us"]);
+            const std::uint64_t lat = std::stoull(r["latency_ns"]) / 1000;
             const bool close = lat + tolerance_us() >= w.us && lat <= w.us + tolerance_us();
             if (clear || (close && r["prev_tid"] == std::to_string(w.prev))) {
                 EXPECT_TRUE(close) << "the trace's wait of " << w.us << " us reported as " << lat;
@@ -135,7 +135,7 @@ TEST(RunqslowerExact, WaiterBehindARealtimeHogIsReported)
         }
         std::string tool_waits;
         for (auto& e : reported)
-            tool_waits += " " + e["lat_us"] + "(" + e["prev_tid"] + ")";
+            tool_waits += " " + std::to_string(std::stoull(e["latency_ns"]) / 1000) + "(" + e["prev_tid"] + ")";
         ADD_FAILURE() << "the trace in us:" << trace << "\nthe tool's waits:" << tool_waits;
     }
 }

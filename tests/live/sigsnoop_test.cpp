@@ -128,7 +128,7 @@ std::unique_ptr<ToolRun> kill_calls_tool(const std::string& name, std::vector<st
 std::vector<Event> stop_and_take(ToolRun& tool, pid_t sender, pid_t target = 0)
 {
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    EXPECT_EQ(tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     std::vector<Event> events;
     for (const auto& line : tool.lines()) {
         Event e = tpkit::live::parse_flat_json(line);
@@ -163,7 +163,7 @@ void expect_events(const std::vector<Event>& events, pid_t sender,
         EXPECT_EQ(e.at("sig_name"), x.sig_name);
         EXPECT_EQ(e.at("tpid"), std::to_string(x.tpid));
         EXPECT_EQ(e.at("tcomm"), x.tcomm);
-        EXPECT_EQ(e.at("result"), x.result);
+        EXPECT_EQ(e.at(x.call == "null" ? "result" : "ret"), x.result);
         EXPECT_EQ(e.at("call"), x.call);
     }
 }

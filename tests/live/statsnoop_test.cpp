@@ -92,7 +92,7 @@ TEST(StatsnoopExact, EachCallOnceWithItsResultAndPath)
         << failed.stderr_text();
     for (ToolRun* tool : {&all, &failed}) {
         ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
-        EXPECT_EQ(tool->lines().back(), "{\"lost_events\":0}");
+        EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 
     struct Expected {

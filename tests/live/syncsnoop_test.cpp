@@ -105,12 +105,12 @@ TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
         auto e = tpkit::live::parse_flat_json(lines[i]);
         EXPECT_EQ(e["call"], expected[i][0]) << lines[i];
         EXPECT_EQ(e["fd"], expected[i][1]) << lines[i];
-        EXPECT_EQ(e["args"], expected[i][2]) << lines[i];
+        EXPECT_EQ(e["call_args"], expected[i][2]) << lines[i];
         EXPECT_EQ(e["pid"], pid) << lines[i];
         EXPECT_EQ(e["tid"], pid) << lines[i];
         EXPECT_EQ(e["comm"], "tpk-syncer") << lines[i];
     }
-    EXPECT_EQ(lines.back(), "{\"lost_events\":0}");
+    EXPECT_EQ(lines.back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }
 
 TEST(SyncsnoopExact, TextRowsShowCallAndArguments)

@@ -74,7 +74,7 @@ inline bool is_number(const std::string& value)
 inline std::vector<TcpEvent> stop_and_take_events(ToolRun& tool)
 {
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    EXPECT_EQ(tool.lines().empty() ? "" : tool.lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool.lines().empty() ? "" : tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     std::vector<TcpEvent> events;
     for (const auto& line : tool.lines()) {
         TcpEvent e = parse_flat_json(line);

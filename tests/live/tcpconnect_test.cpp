@@ -103,7 +103,7 @@ TEST(TcpconnectExact, CountPerDestination)
     std::vector<std::string> expected{
         "{\"saddr\":\"127.0.0.1\",\"daddr\":\"127.0.0.1\",\"dport\":5004,\"connects\":2}",
         "{\"saddr\":\"127.0.0.1\",\"daddr\":\"127.0.0.1\",\"dport\":5005,\"connects\":1}",
-        "{\"lost_events\":0}",
+        "{\"type\":\"lost\",\"lost_events\":0}",
     };
     EXPECT_EQ(tool.lines(), expected);
 }

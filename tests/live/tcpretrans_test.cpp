@@ -108,7 +108,7 @@ void expect_segment_retransmits(Inet inet)
         EXPECT_EQ(e.at("laddr"), address);
         EXPECT_EQ(e.at("raddr"), address);
         EXPECT_EQ(e.at("rport"), std::to_string(flow.server_port()));
-        EXPECT_EQ(e.at("type"), "R");
+        EXPECT_EQ(e.at("kind"), "R");
         EXPECT_EQ(e.at("state"), "ESTABLISHED");
     }
 }
@@ -140,7 +140,7 @@ TEST(TcpretransExact, SynAckRetransmitsAsTheKernelCounts)
         EXPECT_EQ(e.at("laddr"), "127.0.0.1");
         EXPECT_EQ(e.at("lport"), std::to_string(flow.server_port()));
         EXPECT_EQ(e.at("raddr"), "127.0.0.1");
-        EXPECT_EQ(e.at("type"), "S");
+        EXPECT_EQ(e.at("kind"), "S");
         EXPECT_EQ(e.at("state"), "NEW_SYN_RECV");
     }
 }
@@ -168,5 +168,5 @@ TEST(TcpretransExact, CountPerFlowAsTheKernelCounts)
     EXPECT_EQ(rows[0].at("rport"), std::to_string(data_port));
     EXPECT_EQ(rows[0].at("retransmits"), std::to_string(outcome.retransmits))
         << "RetransSegs grew by " << outcome.retrans_segs;
-    EXPECT_EQ(tool->lines().back(), "{\"lost_events\":0}");
+    EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }

@@ -145,6 +145,12 @@ TEST(TplatLive, PendingStartsBeyondTheLimitAreCounted)
                                    "tplat: 1 starts replaced an earlier start of "
                                    "the same value that had not ended: "
                                    "those earlier starts are not counted\n");
+    // And on stdout, in its one interval's lost line: 6 + 1.
+    std::vector<std::string> lost;
+    for (const auto& line : tool->lines())
+        if (auto e = tpkit::live::parse_flat_json(line); e["type"] == "lost")
+            lost.push_back(e["lost_events"]);
+    EXPECT_EQ(lost, std::vector<std::string>{"7"});
 }
 
 TEST(TplatLive, BadMatchIsOneLineAndExitCode2)

@@ -42,5 +42,5 @@ TEST(StreamColumns, DurationsInTextRoundedAndInJsonExact)
     EXPECT_EQ(render(s, false), " AGE(s)  LAT(ms) PAGES\n"
                                 "   1.23    2.346    17\n");
     EXPECT_EQ(render(s, true),
-              "{\"age_ns\":1234567891,\"latency_ns\":2345678,\"pages\":17,\"free_kb\":null}\n");
+              "{\"type\":\"event\",\"age_ns\":1234567891,\"latency_ns\":2345678,\"pages\":17,\"free_kb\":null}\n");
 }

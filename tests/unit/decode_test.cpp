@@ -112,7 +112,7 @@ TEST(Decode, ForkWithDataLocStringsOn618)
     tpkit::append_snoop_json(line, event, f, tpkit::fields_to_print(f, {"child_comm", "common_pid", "nosuch"}),
                              "time_ns", 77);
     EXPECT_EQ(line,
-              R"({"time_ns":77,"event":"sched:sched_process_fork","comm":"bash","pid":4242,)"
+              R"({"type":"event","time_ns":77,"event":"sched:sched_process_fork","comm":"bash","pid":4242,)"
               R"("tid":4242,"cpu":1,"fields":{"child_comm":"make -j2","common_pid":4242}})");
 
     // A header that promises more than arrived is refused.
@@ -397,6 +397,6 @@ TEST(KernelText, JsonCarriesTheNamesBesideTheValues)
     std::string line;
     tpkit::append_snoop_json(line, event, tcp, tpkit::fields_to_print(tcp, {"newstate", "sport"}),
                              "time_ns", 1, &kernel.kernel_text());
-    EXPECT_EQ(line, R"({"time_ns":1,"event":"sock:inet_sock_set_state","comm":"nc","pid":5,"tid":5,)"
+    EXPECT_EQ(line, R"({"type":"event","time_ns":1,"event":"sock:inet_sock_set_state","comm":"nc","pid":5,"tid":5,)"
                     R"("cpu":0,"fields":{"newstate":10,"newstate_sym":"TCP_LISTEN","sport":0}})");
 }

@@ -276,24 +276,25 @@ TEST(EngineFields, HistogramValueMustBeAnInteger)
 TEST(EngineKeys, ByGenericKeysAndFields)
 {
     using tpkit::parse_key;
-    EXPECT_EQ(parse_key("", {}).source, TPKIT_KEY_NONE);
-    EXPECT_EQ(parse_key("comm", {TPKIT_KEY_COMM}).source, TPKIT_KEY_COMM);
-    EXPECT_EQ(parse_key("cpu", {TPKIT_KEY_CPU}).source, TPKIT_KEY_CPU);
+    using Parts = std::vector<tpkit_key_source>;
+    EXPECT_TRUE(parse_key("", {}).empty());
+    EXPECT_EQ(parse_key("comm", {TPKIT_KEY_COMM}).parts, Parts{TPKIT_KEY_COMM});
+    EXPECT_EQ(parse_key("cpu", {TPKIT_KEY_CPU}).parts, Parts{TPKIT_KEY_CPU});
     EXPECT_EQ(exit_of([] { parse_key("tid", {TPKIT_KEY_COMM}); }), Exit::usage);
     EXPECT_EQ(exit_of([] { parse_key("a b", {}); }), Exit::usage);
     auto key = parse_key("child_comm", {});
-    EXPECT_EQ(key.source, TPKIT_KEY_FIELD);
+    EXPECT_EQ(key.parts, Parts{TPKIT_KEY_FIELD});
     EXPECT_EQ(key.name(), "child_comm");
 
     auto fork = format("linux-6.18", "sched", "sched_process_fork");
     tpkit_engine_config config{};
     tpkit::configure_key(config, key, fork);
-    EXPECT_EQ(config.key_source, TPKIT_KEY_FIELD);
+    EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_FIELD));
     EXPECT_EQ(config.key_field.access, TPKIT_FIELD_STR_DATA_LOC);
     EXPECT_EQ(config.key_field.offset, 16u);
 
     tpkit::configure_key(config, parse_key("common_pid", {}), fork);
-    EXPECT_EQ(config.key_source, TPKIT_KEY_TID);
+    EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_TID));
     EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("common_flags", {}), fork); }),
               Exit::usage);
     EXPECT_EQ(exit_of([&] { tpkit::configure_key(config, parse_key("common_type", {}), fork); }),
@@ -304,20 +305,66 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     // Keys read back: strings, signed and unsigned numbers, pointers in hex.
     tpkit_engine_key k{};
     std::snprintf(k.str, sizeof(k.str), "bash");
-    EXPECT_EQ(tpkit::key_text(k, key, fork), "bash");
+    EXPECT_EQ(tpkit::key_text(k, key, TPKIT_KEY_FIELD, fork), "bash");
     k.number = static_cast<std::uint64_t>(-3);
-    EXPECT_EQ(tpkit::key_text(k, parse_key("child_pid", {}), fork), "-3");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("child_pid", {}), TPKIT_KEY_FIELD, fork), "-3");
     auto read = format("linux-6.18", "syscalls", "sys_enter_read");
     k.number = 0xffff8880deadbeefULL;
-    EXPECT_EQ(tpkit::key_text(k, parse_key("buf", {}), read), "0xffff8880deadbeef");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("buf", {}), TPKIT_KEY_FIELD, read), "0xffff8880deadbeef");
     k.number = 4096;
-    EXPECT_EQ(tpkit::key_text(k, parse_key("count", {}), read), "4096");
-    EXPECT_EQ(tpkit::key_text(k, parse_key("pid", {TPKIT_KEY_PID}), read), "4096");
-    EXPECT_TRUE(tpkit::key_is_number(parse_key("pid", {TPKIT_KEY_PID}), read));
-    EXPECT_TRUE(tpkit::key_is_number(parse_key("count", {}), read));
-    EXPECT_FALSE(tpkit::key_is_number(parse_key("buf", {}), read));
-    EXPECT_FALSE(tpkit::key_is_number(parse_key("comm", {TPKIT_KEY_COMM}), read));
-    EXPECT_FALSE(tpkit::key_is_number(key, fork));
+    EXPECT_EQ(tpkit::key_text(k, parse_key("count", {}), TPKIT_KEY_FIELD, read), "4096");
+    k.pid = 4096;
+    EXPECT_EQ(tpkit::key_text(k, parse_key("pid", {TPKIT_KEY_PID}), TPKIT_KEY_PID, read), "4096");
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("pid", {TPKIT_KEY_PID}), TPKIT_KEY_PID, read));
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("count", {}), TPKIT_KEY_FIELD, read));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("buf", {}), TPKIT_KEY_FIELD, read));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("comm", {TPKIT_KEY_COMM}), TPKIT_KEY_COMM, read));
+    EXPECT_FALSE(tpkit::key_is_number(key, TPKIT_KEY_FIELD, fork));
+}
+
+TEST(EngineKeys, CompositeKeysInTheirOrder)
+{
+    using tpkit::parse_key;
+    using Parts = std::vector<tpkit_key_source>;
+    const std::initializer_list<tpkit_key_source> all = {TPKIT_KEY_COMM, TPKIT_KEY_PID,
+                                                         TPKIT_KEY_TID, TPKIT_KEY_CPU,
+                                                         TPKIT_KEY_KSTACK, TPKIT_KEY_USTACK};
+    auto pid_comm = parse_key("pid,comm", all);
+    EXPECT_EQ(pid_comm.parts, (Parts{TPKIT_KEY_PID, TPKIT_KEY_COMM}));
+    EXPECT_EQ(pid_comm.name(), "pid,comm");
+    EXPECT_EQ(pid_comm.bits(), TPKIT_KEY_BIT(TPKIT_KEY_PID) | TPKIT_KEY_BIT(TPKIT_KEY_COMM));
+    auto comm_field = parse_key("comm,child_pid", all);
+    EXPECT_EQ(comm_field.parts, (Parts{TPKIT_KEY_COMM, TPKIT_KEY_FIELD}));
+    EXPECT_EQ(comm_field.field, "child_pid");
+    EXPECT_EQ(parse_key("kstack,ustack", all).parts,
+              (Parts{TPKIT_KEY_COMM, TPKIT_KEY_KSTACK, TPKIT_KEY_USTACK})); // comm: the root frame
+    EXPECT_EQ(parse_key("ustack,comm", all).parts, (Parts{TPKIT_KEY_USTACK, TPKIT_KEY_COMM}));
+    EXPECT_EQ(parse_key("kstack", all).parts, Parts{TPKIT_KEY_KSTACK});
+    EXPECT_TRUE(parse_key("kstack", all).has_stack());
+    EXPECT_FALSE(pid_comm.has_stack());
+    EXPECT_EQ(exit_of([&] { parse_key("pid,pid", all); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { parse_key("fd,count", all); }), Exit::usage); // one field
+    EXPECT_EQ(exit_of([&] { parse_key("pid,", all); }), Exit::usage);
+    EXPECT_EQ(exit_of([&] { parse_key("kstack", {TPKIT_KEY_PID}); }), Exit::usage);
+
+    // Each part from its own member of the key.
+    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    tpkit_engine_config config{};
+    tpkit::configure_key(config, comm_field, fork);
+    EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_COMM) | TPKIT_KEY_BIT(TPKIT_KEY_FIELD));
+    tpkit_engine_key k{};
+    k.pid = 12;
+    k.number = 34;
+    std::snprintf(k.comm, sizeof(k.comm), "bash");
+    EXPECT_EQ(tpkit::key_text(k, pid_comm, TPKIT_KEY_PID, fork), "12");
+    EXPECT_EQ(tpkit::key_text(k, pid_comm, TPKIT_KEY_COMM, fork), "bash");
+    EXPECT_EQ(tpkit::key_text(k, comm_field, TPKIT_KEY_FIELD, fork), "34");
+    // common_pid is the thread's ID, read from the key's tid.
+    auto by_common_pid = parse_key("comm,common_pid", all);
+    tpkit::configure_key(config, by_common_pid, fork);
+    EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_COMM) | TPKIT_KEY_BIT(TPKIT_KEY_TID));
+    k.tid = 56;
+    EXPECT_EQ(tpkit::key_text(k, by_common_pid, TPKIT_KEY_FIELD, fork), "56");
 }
 
 TEST(EngineKeys, SyscallsAndErrorsByName)
@@ -346,21 +393,21 @@ TEST(EngineKeys, SyscallsAndErrorsByName)
 
     tpkit_engine_key k{};
     k.number = 0;
-    EXPECT_EQ(tpkit::key_text(k, by_syscall, raw_enter), "read");
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, TPKIT_KEY_FIELD, raw_enter), "read");
     k.number = 257;
-    EXPECT_EQ(tpkit::key_text(k, by_syscall, openat), "openat");
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, TPKIT_KEY_FIELD, openat), "openat");
     k.number = 4000;
-    EXPECT_EQ(tpkit::key_text(k, by_syscall, openat), "[unknown: 4000]");
+    EXPECT_EQ(tpkit::key_text(k, by_syscall, TPKIT_KEY_FIELD, openat), "[unknown: 4000]");
     k.number = static_cast<std::uint64_t>(-2);
-    EXPECT_EQ(tpkit::key_text(k, by_errno, openat), "ENOENT");
-    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), openat), "-ENOENT");
-    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), raw_exit), "-ENOENT");
+    EXPECT_EQ(tpkit::key_text(k, by_errno, TPKIT_KEY_FIELD, openat), "ENOENT");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), TPKIT_KEY_FIELD, openat), "-ENOENT");
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), TPKIT_KEY_FIELD, raw_exit), "-ENOENT");
     k.number = 3;
-    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), openat), "3");
-    EXPECT_FALSE(tpkit::key_is_number(by_syscall, raw_enter));
-    EXPECT_FALSE(tpkit::key_is_number(by_errno, openat));
-    EXPECT_FALSE(tpkit::key_is_number(parse_key("ret", {}), openat));
-    EXPECT_TRUE(tpkit::key_is_number(parse_key("id", {}), raw_enter));
+    EXPECT_EQ(tpkit::key_text(k, parse_key("ret", {}), TPKIT_KEY_FIELD, openat), "3");
+    EXPECT_FALSE(tpkit::key_is_number(by_syscall, TPKIT_KEY_FIELD, raw_enter));
+    EXPECT_FALSE(tpkit::key_is_number(by_errno, TPKIT_KEY_FIELD, openat));
+    EXPECT_FALSE(tpkit::key_is_number(parse_key("ret", {}), TPKIT_KEY_FIELD, openat));
+    EXPECT_TRUE(tpkit::key_is_number(parse_key("id", {}), TPKIT_KEY_FIELD, raw_enter));
 }
 
 TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)

@@ -13,7 +13,7 @@ TEST(MapMemory, PerCpuHashCountsEveryPossibleCpu)
     const std::uint64_t bytes =
         tpkit::map_memory_bytes(BPF_MAP_TYPE_PERCPU_HASH, 1u << 20, sizeof(tpkit_engine_key),
                                 sizeof(tpkit_loglinear_hist), 2);
-    EXPECT_EQ(bytes, (std::uint64_t(1) << 20) * (48 + 80 + 8 + 7808 * 2));
+    EXPECT_EQ(bytes, (std::uint64_t(1) << 20) * (48 + 120 + 8 + 7808 * 2));
     EXPECT_GT(bytes, 16'000'000'000u);
     // Twice the CPUs, nearly twice the memory: values are per CPU, keys are not.
     EXPECT_EQ(tpkit::map_memory_bytes(BPF_MAP_TYPE_PERCPU_HASH, 1, 80, 7808, 4),

@@ -19,7 +19,7 @@ std::string text_of(const tpkit::Reading& reading)
 std::string json_of(const tpkit::Reading& reading)
 {
     tpkit::Output out(-1);
-    tpkit::render_json(reading, out);
+    tpkit::render_json(reading, out, 1700000000123456789);
     return out.buffer();
 }
 
@@ -47,7 +47,8 @@ TEST(MetricsColumns, CountByDefault)
     r.metrics = {{"count", "", "", {{"syscall", "getppid", false}}, std::uint64_t(7)}};
     EXPECT_EQ(text_of(r), "SYSCALL        COUNT\n"
                           "getppid            7\n\n");
-    EXPECT_EQ(json_of(r), "{\"syscall\":\"getppid\",\"count\":7}\n");
+    EXPECT_EQ(json_of(r),
+              "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"syscall\":\"getppid\",\"count\":7}\n");
 }
 
 TEST(MetricsColumns, SeveralValuesPerRowExactToTheNanosecond)
@@ -56,8 +57,10 @@ TEST(MetricsColumns, SeveralValuesPerRowExactToTheNanosecond)
     EXPECT_EQ(text_of(r), "SYSCALL        COUNT    TIME (us)     AVG (us)\n"
                           "read               3     1234.567      411.522\n"
                           "close              2        1.001        0.501\n\n");
-    EXPECT_EQ(json_of(r), "{\"syscall\":\"read\",\"count\":3,\"time_us\":1234.567,\"avg_us\":411.522}\n"
-                          "{\"syscall\":\"close\",\"count\":2,\"time_us\":1.001,\"avg_us\":0.501}\n");
+    EXPECT_EQ(json_of(r), "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"syscall\":\"read\","
+                          "\"count\":3,\"time_us\":1234.567,\"avg_us\":411.522}\n"
+                          "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"syscall\":\"close\","
+                          "\"count\":2,\"time_us\":1.001,\"avg_us\":0.501}\n");
 }
 
 TEST(MetricsColumns, MillisecondsRound)
@@ -67,4 +70,26 @@ TEST(MetricsColumns, MillisecondsRound)
     EXPECT_EQ(text_of(r), "SYSCALL        COUNT    TIME (ms)     AVG (us)\n"
                           "read               3        1.235      411.522\n"
                           "close              2        0.001        0.501\n\n");
+}
+
+TEST(MetricsColumns, UncountedEventsAreALostLine)
+{
+    tpkit::Reading r;
+    r.counter_labels = {"syscall"};
+    r.metrics = {{"count", "", "", {{"syscall", "getppid", false}}, std::uint64_t(7)}};
+    r.uncounted = 3;
+    EXPECT_EQ(json_of(r),
+              "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"syscall\":\"getppid\",\"count\":7}\n"
+              "{\"type\":\"lost\",\"time_ns\":1700000000123456789,\"lost_events\":3}\n");
+    EXPECT_EQ(text_of(r), "SYSCALL        COUNT\n"
+                          "getppid            7\n\n"); // said on stderr by the tool
+}
+
+TEST(MetricsColumns, ALabelNamedAsAColumnIsKeyName)
+{
+    tpkit::Reading r;
+    r.counter_labels = {"event", "count"};
+    r.metrics = {{"count", "", "", {{"event", "a:b"}, {"count", "12", true}}, std::uint64_t(2)}};
+    EXPECT_EQ(json_of(r), "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"event\":\"a:b\","
+                          "\"key_count\":12,\"count\":2}\n");
 }

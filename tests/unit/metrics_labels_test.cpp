@@ -39,8 +39,21 @@ TEST(MetricsLabels, KeysAfterTheFirstFollowItsValue)
     auto reading = reading_with_labels({{"pid", "181", true}, {"comm", "bash"}});
     std::string text = rendered(reading, [](const auto& r, auto& out) { tpkit::render_text(r, out); });
     EXPECT_EQ(text.substr(0, text.find('\n')), "pid = 181 bash");
-    std::string json = rendered(reading, [](const auto& r, auto& out) { tpkit::render_json(r, out); });
-    EXPECT_NE(json.find("\"key\":\"181 bash\""), std::string::npos) << json;
+    std::string json =
+        rendered(reading, [](const auto& r, auto& out) { tpkit::render_json(r, out, 42); });
+    EXPECT_EQ(json, R"({"type":"hist","time_ns":42,"event":"sched:sched_switch","field":"usecs",)"
+                    R"("unit":"usecs","pid":181,"comm":"bash","key":"181 bash",)"
+                    R"("buckets":[{"low":8,"high":15,"count":2}],"total":2,"p50":{"low":8,"high":15},)"
+                    R"("p90":{"low":8,"high":15},"p99":{"low":8,"high":15}})"
+                    "\n");
+}
+
+TEST(MetricsLabels, ANumberLabelThatIsNoNumberStaysText)
+{
+    auto reading = reading_with_labels({{"cpu", "?", true}});
+    std::string json =
+        rendered(reading, [](const auto& r, auto& out) { tpkit::render_json(r, out, 42); });
+    EXPECT_NE(json.find(R"("cpu":"?","key":"?")"), std::string::npos) << json;
 }
 
 TEST(MetricsLabels, OneKeyIsItsValue)

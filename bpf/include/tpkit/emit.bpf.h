@@ -90,6 +90,41 @@ static __always_inline void tpkit_emit(void *ctx, void *event, __u64 size)
 		tpkit_count(&tpkit_drops);
 }
 
+/* An event of a constant size written where it goes, with no copy in between:
+ *
+ *	struct forksnoop_event stack_event, *e = tpkit_event_begin(&stack_event, sizeof(*e));
+ *
+ *	if (!e)
+ *		return 0;
+ *	barrier_var(e);
+ *	... set every field ...
+ *	tpkit_event_send(ctx, e, sizeof(*e));
+ *
+ * With the ring buffer, e is a reservation in it (NULL, counted as a drop, when the ring is
+ * full), which holds whatever the ring held before: set every byte. With the perf buffer, e is
+ * the caller's stack copy, sent by tpkit_emit(). barrier_var() keeps clang from computing the
+ * fields' addresses before the NULL check, which the verifier refuses. The verifier follows only the transport chosen
+ * at load (rodata), so a reservation is always submitted. */
+static __always_inline void *tpkit_event_begin(void *stack_event, __u64 size)
+{
+	void *event;
+
+	if (tpkit_use_perf_buffer)
+		return stack_event;
+	event = bpf_ringbuf_reserve(&tpkit_ringbuf, size, 0);
+	if (!event)
+		tpkit_count(&tpkit_drops);
+	return event;
+}
+
+static __always_inline void tpkit_event_send(void *ctx, void *event, __u64 size)
+{
+	if (tpkit_use_perf_buffer)
+		tpkit_emit(ctx, event, size);
+	else
+		bpf_ringbuf_submit(event, BPF_RB_NO_WAKEUP);
+}
+
 /* Sends the first `used` bytes of *event, at most sizeof(*event): event must be a pointer to the
  * event's type (a scratch buffer or a stack struct), not void *. */
 #define tpkit_emit_prefix(ctx, event, used) \

@@ -39,7 +39,7 @@ static __always_inline void *tpkit_engine_histogram(void *total_map, void *keyed
 	__u32 zero = 0;
 	void *keyed;
 
-	if (tpkit_config.key_source == TPKIT_KEY_NONE)
+	if (!tpkit_engine_keyed())
 		return bpf_map_lookup_elem(total_map, &zero);
 	keyed = tpkit_active_map(keyed_map);
 	if (!keyed)
