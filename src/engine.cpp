@@ -627,6 +627,14 @@ void prepare_instance(const EnginePrograms& programs, const InstancePlan& instan
     if (raw)
         check_libbpf(bpf_map__set_max_entries(programs.syscall_events, TPKIT_SYSCALL_NR_MAX),
                      "cannot size the engine's syscall map");
+    // A map less per instance: hundreds of classic events hold hundreds fewer descriptors.
+    check_libbpf(bpf_map__set_autocreate(programs.filter_user_str,
+                                         filter_reads(instance.filter, TPKIT_FILTER_SRC_STR_USER)),
+                 "cannot leave out the filter's string buffer");
+    if (programs.user_strings)
+        check_libbpf(bpf_map__set_autocreate(programs.user_strings,
+                                             raw || instance.config.user_strings),
+                     "cannot leave out the syscall strings' buffer");
 }
 
 Link attach_instance(const EnginePrograms& programs, const InstancePlan& instance,

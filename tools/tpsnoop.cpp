@@ -126,7 +126,9 @@ int main(int argc, char** argv)
         auto planned = tpkit::plan_instances(plans, options.classic);
         auto programs = [](tpsnoop_bpf& skel) {
             return tpkit::EnginePrograms{skel.progs.snoop_event, skel.progs.snoop_syscall,
-                                         skel.maps.tpkit_syscall_events};
+                                         skel.maps.tpkit_syscall_events,
+                                         skel.maps.tpkit_filter_user_str,
+                                         skel.maps.syscall_strings_scratch};
         };
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
         for (const auto& instance : planned) {

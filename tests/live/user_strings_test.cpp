@@ -6,7 +6,7 @@
 // JSON, the long one cut and marked, the bad pointer as its address; tpcount's filters and keys
 // must compare and count exactly those strings.
 #include "live.hpp"
-#include "scripted_child.hpp"
+#include "marked_workload.hpp"
 #include "tool_run.hpp"
 
 #include <nlohmann/json.hpp>
@@ -24,7 +24,6 @@
 #include <vector>
 
 using namespace std::chrono_literals;
-using tpkit::live::ScriptedChild;
 using tpkit::live::ToolRun;
 
 namespace {
@@ -69,10 +68,9 @@ const std::vector<std::string> shown_text{
     "\"/tmp/tpkit-str-exists\"", "\"/tmp/tpkit-str-missing\"", "\"/tmp/tpkit-str-\\\"q\\\"\\x0a\"",
     "\"" + longer.substr(0, bound) + "\"...", "0x1", "\"/etc/passwd\""};
 
-// A child that opens the paths on request, and one that calls getppid: the handshake that the
-// tool is attached, apart from the counted rounds.
-struct Workload {
-    Workload()
+// The paths opened on request, with the getppid marker; the existing path made for the test.
+struct Workload : tpkit::live::MarkedWorkload {
+    Workload() : MarkedWorkload(comm, open_paths)
     {
         int fd = open(existing.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
         if (fd >= 0)
@@ -80,26 +78,10 @@ struct Workload {
     }
     ~Workload() { unlink(existing.c_str()); }
 
-    ScriptedChild marker{comm, nullptr, [] { return static_cast<int>(syscall(SYS_getppid) < 0); },
-                         ScriptedChild::Acts::on_request};
-    ScriptedChild caller{comm, nullptr, open_paths, ScriptedChild::Acts::on_request};
-
-    // Pokes the marker until TOOL shows a getppid line: attached, and its output read.
-    void until_seen_by(ToolRun& tool)
-    {
-        EXPECT_TRUE(tpkit::live::poke_until_line(
-            tool, [&] { marker.act_once(); },
-            [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
-            << tool.stderr_text();
-    }
-
-    // The caller's rounds, then SIGINT to TOOL: the lines that can hold them.
+    // The rounds, then SIGINT to TOOL: its lines of them, the marker's left out.
     std::vector<std::string> rounds_then_stop(ToolRun& tool)
     {
-        auto before = tool.lines().size();
-        for (int i = 0; i < rounds; i++)
-            EXPECT_EQ(caller.act_once(), 0);
-        EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+        auto before = MarkedWorkload::rounds_then_stop(tool, rounds);
         std::vector<std::string> lines;
         for (std::size_t i = before; i < tool.lines().size(); i++)
             if (tool.lines()[i].find("getppid") == std::string::npos)
