@@ -8,6 +8,7 @@
 #include <tpkit/engine.h>
 #include <tpkit/filter.bpf.h>
 #include <tpkit/task.bpf.h>
+#include <tpkit/user_str.bpf.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -26,6 +27,8 @@ static __always_inline void fill_header(struct tpsnoop_header *h)
 	h->tid = (__u32)id;
 	h->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	h->user_strings = 0;
+	h->reserved = 0;
 }
 
 /* The common_* header of a copy, as the kernel will write it (see record.bpf.h). */
@@ -58,6 +61,55 @@ static __always_inline void snoop_fixed_to_ring(void *ctx)
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
+/* A syscall event with the user strings its arguments point to (tpsnoop_header.user_strings). */
+struct syscall_strings_copy {
+	struct tpsnoop_header header;
+	struct tpkit_syscall_record record;
+	struct tpkit_user_str strings[6];
+};
+
+TPKIT_SCRATCH(syscall_strings_scratch, struct syscall_strings_copy);
+
+/* Sends the syscall event whose header and record are in c, with the string each bit i of mask
+ * says args[i] points to. */
+static __always_inline void snoop_with_strings(void *ctx, struct syscall_strings_copy *c, __u32 mask)
+{
+	__u32 n = 0;
+
+	c->header.user_strings = mask;
+	for (int i = 0; i < 6; i++) {
+		struct tpkit_user_str *s;
+		bool cut;
+
+		if (!(mask & (1u << i)))
+			continue;
+		if (n >= 6)
+			break;
+		s = &c->strings[n];
+		s->len = tpkit_read_user_str(s->text, sizeof(s->text), (const char *)c->record.args[i], &cut);
+		s->flags = cut ? TPKIT_USER_STR_CUT : 0;
+		n++;
+	}
+	tpkit_emit_prefix(ctx, c, __builtin_offsetof(struct syscall_strings_copy, strings) +
+				       (__u64)n * sizeof(struct tpkit_user_str));
+}
+
+/* A classic syscalls:sys_enter_* event whose strings tpsnoop shows. */
+static __always_inline void snoop_classic_strings(void *ctx)
+{
+	struct syscall_strings_copy *c = tpkit_scratch(&syscall_strings_scratch);
+	__u64 fixed = tpkit_bound(tpkit_config.fixed_size, sizeof(c->record));
+
+	if (!c)
+		return;
+	__builtin_memset(&c->record, 0, sizeof(c->record));
+	bpf_probe_read_kernel(&c->record, fixed, ctx);
+	fill_header(&c->header);
+	c->header.record_size = fixed;
+	fill_common((struct tpkit_common_header *)&c->record.common, tpkit_config.event_id, c->header.tid);
+	snoop_with_strings(ctx, c, tpkit_config.user_strings);
+}
+
 SEC("tracepoint")
 int snoop_event(void *ctx)
 {
@@ -68,6 +120,10 @@ int snoop_event(void *ctx)
 		return 0;
 	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter))
 		return 0;
+	if (tpkit_config.user_strings) {
+		snoop_classic_strings(ctx);
+		return 0;
+	}
 	if (!tpkit_use_perf_buffer && !tpkit_config.dynamic_count) {
 		snoop_fixed_to_ring(ctx);
 		return 0;
@@ -101,6 +157,18 @@ int snoop_syscall(__u64 *ctx)
 		return 0;
 	if (tpkit_filter.len && !tpkit_filter_match(&c.record, &tpkit_filter))
 		return 0;
+	if (event->user_strings) {
+		struct syscall_strings_copy *s = tpkit_scratch(&syscall_strings_scratch);
+
+		if (!s)
+			return 0;
+		s->record = c.record;
+		fill_header(&s->header);
+		fill_common((struct tpkit_common_header *)&s->record.common, event->event_id, s->header.tid);
+		s->header.record_size = tpkit_bound(event->record_size, sizeof(s->record));
+		snoop_with_strings(ctx, s, event->user_strings);
+		return 0;
+	}
 	fill_header(&c.header);
 	fill_common(common, event->event_id, c.header.tid);
 	c.header.record_size = tpkit_bound(event->record_size, sizeof(c.record));

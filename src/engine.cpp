@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/engine.hpp"
 
+#include "tpkit/decode.hpp"
 #include "tpkit/error.hpp"
 #include "tpkit/json.hpp"
 #include "tpkit/syscalls.hpp"
@@ -437,6 +438,8 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
         throw Error(Exit::usage, "--by " + header_field_unavailable(f.name));
     }
     config.key_field = field_spec(f);
+    if (is_syscall_user_string(format, f))
+        config.key_field.access = TPKIT_FIELD_STR_USER;
     if (config.key_field.access == TPKIT_FIELD_NONE)
         throw Error(Exit::usage, fmt::format("--by {}: field of type '{}' ({} bytes) is neither a "
                                              "number nor a string", f.name, f.type, f.size));
@@ -475,7 +478,7 @@ std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, tpkit
     if (f && is_syscall_return(format, *f))
         if (auto error = syscall_error_text(value))
             return *error;
-    if (f && f->is_string())
+    if (f && (f->is_string() || is_syscall_user_string(format, *f)))
         return cut(key.str, sizeof(key.str));
     if (f && f->is_pointer())
         return fmt::format("0x{:x}", key.number);
@@ -536,8 +539,12 @@ void prepare_snoop(std::vector<EventPlan>& plans, const std::vector<std::string>
         else if (header_field(*found) == HeaderField::unavailable)
             throw Error(Exit::usage, "-f " + header_field_unavailable(name));
     }
-    for (EventPlan& plan : plans)
+    for (EventPlan& plan : plans) {
         configure_record(plan.config, plan.format);
+        for (const Field* f : fields_to_print(plan.format, fields))
+            if (is_syscall_user_string(plan.format, *f))
+                plan.config.user_strings |= static_cast<std::uint8_t>(1u << syscall_argument_index(*f));
+    }
 }
 
 void configure_record(tpkit_engine_config& config, const EventFormat& format)
@@ -656,7 +663,8 @@ std::uint8_t arguments_read(const EventPlan& plan)
     std::uint8_t mask = 0;
     for (std::uint32_t i = 0; i < plan.filter.len; i++) {
         const auto& insn = plan.filter.insns[i];
-        if (insn.source == TPKIT_FILTER_SRC_UNSIGNED || insn.source == TPKIT_FILTER_SRC_SIGNED)
+        if (insn.source == TPKIT_FILTER_SRC_UNSIGNED || insn.source == TPKIT_FILTER_SRC_SIGNED ||
+            insn.source == TPKIT_FILTER_SRC_STR_USER)
             mask |= bit(insn.offset);
         else if (insn.source == TPKIT_FILTER_SRC_STR_FIXED ||
                  insn.source == TPKIT_FILTER_SRC_STR_DATA_LOC ||
@@ -679,6 +687,7 @@ InstancePlan raw_instance(const EventPlan& plan, tpkit_syscall_tracepoint side)
     instance.config.event = 0;
     instance.config.event_id = 0;
     instance.config.fixed_size = 0;
+    instance.config.user_strings = 0;
     instance.config.syscall_tracepoint = static_cast<std::uint8_t>(side);
     instance.filter = plan.filter;
     if (!filter_reads(plan.filter, TPKIT_FILTER_SRC_EVENT_ID))
@@ -699,7 +708,8 @@ void fill_syscall_events(bpf_map* map, const InstancePlan& instance,
     for (std::uint32_t index : instance.events) {
         const EventPlan& plan = plans[index];
         std::uint32_t nr = *syscall_event_number(plan.name.event);
-        tpkit_syscall_event value{1, index, plan.format.id, plan.config.fixed_size};
+        tpkit_syscall_event value{1, index, plan.format.id, plan.config.fixed_size,
+                                  plan.config.user_strings};
         check_libbpf(bpf_map__update_elem(map, &nr, sizeof(nr), &value, sizeof(value), BPF_ANY),
                      ("cannot fill the syscall map of " + plan.name.str()).c_str());
     }
@@ -748,6 +758,14 @@ void prepare_instance(const EnginePrograms& programs, const InstancePlan& instan
     if (raw)
         check_libbpf(bpf_map__set_max_entries(programs.syscall_events, TPKIT_SYSCALL_NR_MAX),
                      "cannot size the engine's syscall map");
+    // A map less per instance: hundreds of classic events hold hundreds fewer descriptors.
+    check_libbpf(bpf_map__set_autocreate(programs.filter_user_str,
+                                         filter_reads(instance.filter, TPKIT_FILTER_SRC_STR_USER)),
+                 "cannot leave out the filter's string buffer");
+    if (programs.user_strings)
+        check_libbpf(bpf_map__set_autocreate(programs.user_strings,
+                                             raw || instance.config.user_strings),
+                     "cannot leave out the syscall strings' buffer");
 }
 
 Link attach_instance(const EnginePrograms& programs, const InstancePlan& instance,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/filter.hpp"
 
+#include "tpkit/engine.h"
 #include "tpkit/error.hpp"
+#include "tpkit/syscalls.hpp"
 
 #include <array>
 #include <cctype>
@@ -336,10 +338,12 @@ private:
             fail("'" + std::string(op) + "' does not apply to strings", op_at);
         if (generic == Generic::cpu)
             fail("field '" + std::string(name) + "' is a number, not a string", value_at);
-        if (field && !field->is_string()) {
+        bool user_string = field && is_syscall_user_string(format_, *field);
+        if (field && !field->is_string() && !user_string) {
             if (field->is_pointer())
                 fail("pointer field '" + std::string(name) +
-                         "' compares as a number: tpkit does not read the string it points to",
+                         "' compares as a number: tpkit reads the string only of a syscall's "
+                         "`const char *` argument",
                      value_at);
             fail("field '" + std::string(name) + "' is a number, not a string", value_at);
         }
@@ -352,6 +356,10 @@ private:
         if (generic == Generic::comm) {
             insn.source = TPKIT_FILTER_SRC_COMM;
             insn.size = TPKIT_FILTER_COMM_LEN;
+        } else if (user_string) {
+            insn.offset = field->offset;
+            insn.size = static_cast<__u16>(field->size);
+            insn.source = TPKIT_FILTER_SRC_STR_USER;
         } else {
             insn.offset = field->offset;
             insn.size = static_cast<__u16>(field->size);
@@ -653,6 +661,7 @@ bool string_holds(const FilterProgram& prog, const tpkit_filter_insn& insn,
                   std::span<const std::byte> record, const FilterEnv& env)
 {
     std::array<std::byte, TPKIT_FILTER_COMM_LEN> comm{};
+    std::vector<std::byte> user;
     StringSource s{record, insn.offset, insn.size};
     switch (insn.source) {
     case TPKIT_FILTER_SRC_COMM:
@@ -667,6 +676,20 @@ bool string_holds(const FilterProgram& prog, const tpkit_filter_insn& insn,
         s.start = loc & 0xffff;
         if (insn.source == TPKIT_FILTER_SRC_STR_REL_LOC)
             s.start += insn.offset + sizeof(loc);
+        break;
+    }
+    case TPKIT_FILTER_SRC_STR_USER: {
+        // As BPF reads it: the first TPKIT_USER_STR_MAX - 1 bytes and a NUL, a fault as "".
+        std::uint64_t address = 0;
+        read_bytes(record, insn.offset, sizeof(address), &address);
+        std::optional<std::string> text = env.user_string ? env.user_string(address) : std::nullopt;
+        std::size_t n = text ? std::min<std::size_t>(strnlen(text->data(), text->size()),
+                                                     TPKIT_USER_STR_MAX - 1)
+                             : 0;
+        user.assign(n + 1, std::byte{0});
+        if (n)
+            std::memcpy(user.data(), text->data(), n);
+        s = {user, 0, static_cast<std::uint32_t>(n + 1)};
         break;
     }
     }
@@ -786,7 +809,7 @@ std::string describe_filter(const FilterProgram& prog)
     static const char* const ops[] = {"==",      "<",         "<=",      ">",    ">=",  "&",
                                       "strfull", "strfront", "strend", "glob", "scan"};
     static const char* const sources[] = {"u",       "s",       "cpu",  "char[]", "data_loc",
-                                          "rel_loc", "comm",    "tid",  "type"};
+                                          "rel_loc", "comm",    "tid",  "type",   "user"};
     std::string out;
     for (std::uint32_t i = 0; i < prog.len && i < TPKIT_FILTER_MAX_INSNS; ++i) {
         const auto& insn = prog.insns[i];

@@ -373,7 +373,7 @@ char* KernelText::resolve(void* self, unsigned long long* address, char** module
 }
 
 bool KernelText::append(std::string& out, const EventFormat& format,
-                        std::span<const std::byte> record)
+                        std::span<const std::byte> record, const UserStrings& strings)
 {
     const Event* event = find(format);
     if (is_syscall_event(format)) {
@@ -397,6 +397,10 @@ bool KernelText::append(std::string& out, const EventFormat& format,
             first = false;
             out += f.name;
             out += ": ";
+            if (auto text = strings.find(f); text && !text->fault) {
+                append_user_string(out, *text);
+                continue;
+            }
             std::uint64_t v = read_unsigned(f, record);
             if (syscall_args_ == SyscallArgs::hex)
                 fmt::format_to(std::back_inserter(out), "{:x}", v);

@@ -2,12 +2,15 @@
 // The syscall table itself is generated at build time (syscall_table.cpp in the build tree).
 #include "tpkit/syscalls.hpp"
 
+#include "tpkit/engine.h"
+
 #include "tpkit/error.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <charconv>
 #include <cstring>
 #include <utility>
@@ -144,6 +147,25 @@ bool is_syscall_number(const EventFormat& format, const Field& f)
 {
     return (format.system == "syscalls" && f.name == "__syscall_nr") ||
            (format.system == "raw_syscalls" && f.name == "id");
+}
+
+bool is_syscall_user_string(const EventFormat& format, const Field& f)
+{
+    if (format.system != "syscalls" || !format.name.starts_with("sys_enter_") || f.common ||
+        f.kind != FieldKind::scalar || f.size != 8)
+        return false;
+    if (f.type == "const char *")
+        return f.name != "buf";
+    if (f.type == "char *")
+        return (f.name == "filename" || f.name == "pathname" || f.name == "name") &&
+               !format.field("len");
+    return false;
+}
+
+std::uint32_t syscall_argument_index(const Field& f)
+{
+    constexpr std::uint32_t first = offsetof(tpkit_syscall_record, args);
+    return f.offset < first ? 0 : (f.offset - first) / 8;
 }
 
 } // namespace tpkit

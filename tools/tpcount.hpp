@@ -151,7 +151,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         skel->rodata->tpkit_filter = instance.filter;
         skel->rodata->tpkit_config = instance.config;
         EnginePrograms programs{skel->progs.count_event, skel->progs.count_syscall,
-                                skel->maps.tpkit_syscall_events};
+                                skel->maps.tpkit_syscall_events, skel->maps.tpkit_filter_user_str};
         prepare_instance(programs, instance);
         apply_task_filters(*skel, cli.options());
         check_libbpf(bpf_map__set_max_entries(skel->maps.totals,

@@ -207,7 +207,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     skel->rodata->tphist_multiply_limit = UINT64_MAX / value.multiplier;
     skel->rodata->tphist_divisor = divisor;
     EnginePrograms programs{skel->progs.hist_event, skel->progs.hist_syscall,
-                            skel->maps.tpkit_syscall_events};
+                            skel->maps.tpkit_syscall_events, skel->maps.tpkit_filter_user_str};
     prepare_instance(programs, instance);
     apply_task_filters(*skel, cli.options());
     EngineHists::size_keyed_maps(*skel, key.empty() ? 0 : options.max_keys,

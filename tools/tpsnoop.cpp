@@ -15,7 +15,8 @@
 namespace {
 
 constexpr const char* examples = R"(  tpsnoop sched:sched_process_fork              # every fork, as the kernel's trace_pipe prints it
-  tpsnoop syscalls:sys_enter_openat -f filename --comm bash
+  tpsnoop syscalls:sys_enter_openat -f filename --comm bash   # filename="/etc/passwd", read in BPF
+  tpsnoop syscalls:sys_enter_unlinkat --filter 'pathname ~ "/tmp/*"'
   tpsnoop 'sched:sched_process_*' --json        # several events at once, one JSON object each
   tpsnoop syscalls:sys_enter_read --filter 'count > 65536 && fd != 0'
   tpsnoop net:netif_receive_skb --perf-buffer -T
@@ -68,7 +69,7 @@ public:
             tpkit::append_snoop_head(lines_, event, std::string_view(time, end - time));
             // The kernel's text unless -f asks for fields; the fields too when libtraceevent
             // cannot follow the event's print fmt.
-            if (raw_fields_ || !kernel_text_.append(lines_, *e.format, event.record))
+            if (raw_fields_ || !kernel_text_.append(lines_, *e.format, event.record, event.strings))
                 tpkit::append_snoop_fields(lines_, event, *e.format, e.fields);
         }
         lines_ += '\n';
@@ -129,7 +130,9 @@ int main(int argc, char** argv)
         auto planned = tpkit::plan_instances(plans, options.classic);
         auto programs = [](tpsnoop_bpf& skel) {
             return tpkit::EnginePrograms{skel.progs.snoop_event, skel.progs.snoop_syscall,
-                                         skel.maps.tpkit_syscall_events};
+                                         skel.maps.tpkit_syscall_events,
+                                         skel.maps.tpkit_filter_user_str,
+                                         skel.maps.syscall_strings_scratch};
         };
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
         for (const auto& instance : planned) {

@@ -7,6 +7,7 @@
 #include "tpkit/engine.h"
 #include "tpkit/format.hpp"
 #include "tpkit/kernel_text.hpp"
+#include "tpkit/user_strings.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +56,7 @@ std::vector<const Field*> fields_to_print(const EventFormat& format,
 struct SnoopEvent {
     tpsnoop_header header{};
     std::span<const std::byte> record;
+    UserStrings strings; // a syscall event's string arguments, as read at the event
 
     // Splits a transport record; false when it is shorter than the header says.
     static bool parse(std::span<const std::byte> data, SnoopEvent& out);
@@ -67,7 +69,7 @@ struct SnoopEvent {
 
 // "comm-tid [cpu] TIME: ", TIME given by the caller (trace_pipe's layout before the event).
 void append_snoop_head(std::string& out, const SnoopEvent& event, std::string_view time);
-// The raw field view: "event: a=1 b=x".
+// The raw field view: "event: a=1 b=x", a syscall's string argument "quoted" (user_strings.hpp).
 void append_snoop_fields(std::string& out, const SnoopEvent& event, const EventFormat& format,
                          const std::vector<const Field*>& fields);
 // The head, then the raw field view.
@@ -75,7 +77,8 @@ void append_snoop_text(std::string& out, const SnoopEvent& event, const EventFor
                        const std::vector<const Field*>& fields, std::string_view time);
 
 // {"time":…,"event":"sys:event","comm":…,"pid":…,"tid":…,"cpu":…,"fields":{FIELD:VALUE,…}}; time_key and
-// time_value are given by the caller (a number). With KERNEL_TEXT, each field the kernel prints
+// time_value are given by the caller (a number). A syscall's string argument is the pointer,
+// then "F_sym" the string and "F_cut":true when it was cut. With KERNEL_TEXT, each field the kernel prints
 // as a name is followed by that name (KernelText::append_json_extras: "newstate_sym":…).
 void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFormat& format,
                        const std::vector<const Field*>& fields, std::string_view time_key,

@@ -30,6 +30,8 @@ enum tpkit_field_access {
 	TPKIT_FIELD_STR_FIXED,     /* char[N] at offset */
 	TPKIT_FIELD_STR_DATA_LOC,  /* __data_loc char[]: u32 at offset, (len << 16) | start */
 	TPKIT_FIELD_STR_REL_LOC,   /* __rel_loc char[]: the same, start counted from offset + 4 */
+	TPKIT_FIELD_STR_USER,      /* a syscall's string argument: the user memory the u64 at offset
+				    * points to (tpkit::is_syscall_user_string) */
 };
 
 struct tpkit_field_spec {
@@ -111,7 +113,9 @@ struct tpkit_engine_config {
 	__u32 dynamic_offsets[TPKIT_SNOOP_MAX_DYNAMIC];
 	__u32 event_id;               /* the event's ID, its records' common_type (tpsnoop) */
 	__u8 syscall_args;            /* the arguments a raw_syscalls program reads: bit i, args[i] */
-	__u8 reserved[3];
+	__u8 user_strings;            /* tpsnoop, classic syscall events: the user strings it sends
+				       * (bit i: the one args[i] points to) */
+	__u8 reserved[2];
 };
 
 /* Syscall events through the raw tracepoints raw_syscalls:sys_enter / sys_exit, which fire for
@@ -143,6 +147,7 @@ struct tpkit_syscall_event {
 	__u32 event;       /* index of the event in the tool's list */
 	__u32 event_id;    /* the classic event's ID: its records' common_type (tpsnoop) */
 	__u32 record_size; /* bytes of its record (tpsnoop) */
+	__u32 user_strings; /* the user strings tpsnoop sends (bit i: the one args[i] points to) */
 };
 /* The kernel hands BPF at most PERF_MAX_TRACE_SIZE bytes of record. Its first 8 bytes, the
  * common_* header, are not filled in yet when BPF runs (the kernel keeps a pt_regs pointer
@@ -158,6 +163,24 @@ struct tpsnoop_header {
 	__u32 cpu;
 	__u32 record_size;
 	char comm[TPKIT_COMM_LEN];
+	/* Bit i: the user string args[i] of a syscall event points to follows, in a struct
+	 * tpkit_user_str; one per bit, in the order of the bits, from sizeof(struct
+	 * tpkit_syscall_record) bytes after the header (the record, then zeros to there). */
+	__u32 user_strings;
+	__u32 reserved;
+};
+
+/* Bytes of a syscall's string argument that are read, its NUL included: longer strings are cut
+ * at TPKIT_USER_STR_MAX - 1 characters and marked so. */
+#define TPKIT_USER_STR_MAX 256
+/* tpkit_user_str.flags: the string goes on past the bytes read. */
+#define TPKIT_USER_STR_CUT 1u
+
+/* A syscall's string argument as read from the calling process at the event. */
+struct tpkit_user_str {
+	__s32 len;    /* bpf_probe_read_user_str(): bytes read, NUL included; < 0: -errno (a fault) */
+	__u32 flags;  /* TPKIT_USER_STR_CUT */
+	char text[TPKIT_USER_STR_MAX];
 };
 
 #endif

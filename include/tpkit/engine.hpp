@@ -198,9 +198,12 @@ struct EnginePrograms {
     bpf_program* tracepoint; // SEC("tracepoint")
     bpf_program* syscall;    // SEC("raw_tracepoint")
     bpf_map* syscall_events; // tpkit_syscall_events
+    bpf_map* filter_user_str; // tpkit_filter_user_str
+    bpf_map* user_strings = nullptr; // tpsnoop's buffer of a syscall event with its strings
 };
 
-// Before load: only the program the instance attaches is loaded; its syscall map is sized.
+// Before load: only the program the instance attaches is loaded; its syscall map is sized; the
+// buffers of syscall strings are left out where the filter and the copy read none.
 void prepare_instance(const EnginePrograms& programs, const InstancePlan& instance);
 
 // After load: fills the syscall map and attaches the instance to its tracepoint.

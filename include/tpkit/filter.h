@@ -42,6 +42,9 @@ enum tpkit_filter_source {
 	 * knowable fields come from elsewhere, as the kernel will write them: */
 	TPKIT_FILTER_SRC_TID,          /* `common_pid`: the current thread's ID, an int */
 	TPKIT_FILTER_SRC_EVENT_ID,     /* `common_type`: tpkit_filter_prog.event_id, an unsigned short */
+	TPKIT_FILTER_SRC_STR_USER,     /* a syscall's `const char *`: the u64 at `offset` points to the
+					* string in the calling process's memory; its first
+					* TPKIT_USER_STR_MAX - 1 bytes are compared, a fault as "" */
 };
 
 /* The predicate. Numbers compare the field, read as its type, with `value`; strings follow the

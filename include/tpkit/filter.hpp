@@ -25,7 +25,9 @@
 //   - a string ends with its field: a char array (or __data_loc string) with no NUL in it is
 //     matched over its own bytes, where the kernel's glob_match() reads on past its end into the
 //     fields after it (or past the record);
-//   - `char *` fields compare as numbers (the pointer); the kernel reads the string they point to.
+//   - of `char *` fields only a syscall's string arguments (is_syscall_user_string: openat's
+//     filename...) compare as strings, read from the caller's memory: their first 255 bytes
+//     (TPKIT_USER_STR_MAX - 1), an unreadable pointer as ""; other pointers compare as numbers;
 //   - string constants are at most 31 bytes; at most 64 comparisons, 8 automaton-matched
 //     patterns (globs with ? [ \ or an inner *, and "*abc*") and 100 nested '(' and '!' per
 //     expression;
@@ -38,6 +40,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,6 +74,9 @@ struct FilterEnv {
     std::string_view comm;
     std::int32_t cpu = 0;
     std::int32_t tid = 0;
+    // The string a syscall's `const char *` argument points to in the caller's memory; nullopt
+    // (or no function) where reading it faults.
+    std::function<std::optional<std::string>(std::uint64_t address)> user_string = {};
 };
 
 // Runs PROG over a record's raw bytes exactly as the BPF evaluator does (bytes past the end of

@@ -9,10 +9,13 @@
 //  - enumerators the format file names but does not define (IOPRIO_CLASS_BE, HRTIMER_MODE_ABS)
 //    take their values from the kernel's BTF;
 //  - syscalls:* events in the kernel's own form, `sys_openat(dfd: 0xffffff9c, ...)` and
-//    `sys_openat -> 0x3`, which their format files' print fmt does not describe.
+//    `sys_openat -> 0x3`, which their format files' print fmt does not describe;
+// and where tpkit shows more than the kernel can: a syscall's string argument as the string,
+// `filename: "/etc/passwd"`, where the kernel prints its address.
 #pragma once
 
 #include "tpkit/format.hpp"
+#include "tpkit/user_strings.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -60,8 +63,11 @@ public:
 
     // Appends what the kernel prints for RECORD, an event of FORMAT added before: for most events
     // "name: " and the print fmt's text, for syscalls:* the kernel's syscall form. False, and
-    // nothing appended, for an event whose print fmt libtraceevent could not parse.
-    bool append(std::string& out, const EventFormat& format, std::span<const std::byte> record);
+    // nothing appended, for an event whose print fmt libtraceevent could not parse. Where the
+    // kernel prints a syscall's string argument as an address, the string read at the event
+    // (STRINGS) is shown instead, "quoted" as strace does; the address when it could not be read.
+    bool append(std::string& out, const EventFormat& format, std::span<const std::byte> record,
+                const UserStrings& strings = {});
 
     // JSON members that come after field F's raw value (",\"F_sym\":\"TCP_LISTEN\""), each the
     // kernel's rendering of the value: F_sym for __print_symbolic, __print_flags, %pS/%ps, a

@@ -54,4 +54,14 @@ std::optional<std::string> syscall_error_text(std::int64_t ret);
 bool is_syscall_return(const EventFormat& format, const Field& f);
 bool is_syscall_number(const EventFormat& format, const Field& f);
 
+// Whether field F of FORMAT is a string a syscall reads from the caller's memory, which tpkit
+// reads too (src/engine.cpp, tpsnoop): an argument of syscalls:sys_enter_* of type
+// `const char *` (a path, a name), but not write's and pwrite64's `buf` (bytes with a count);
+// of type `char *` only `filename`, `pathname` and `name` of a call without a `len` (utime's,
+// umount's). Other `char *` are buffers the call fills (read, readlink, getcwd) or bytes with a
+// length; `const char *const *` (argv) is no string.
+bool is_syscall_user_string(const EventFormat& format, const Field& f);
+// The index of a syscalls:sys_* event's argument in its record (tpkit_syscall_record.args).
+std::uint32_t syscall_argument_index(const Field& f);
+
 } // namespace tpkit

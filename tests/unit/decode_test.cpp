@@ -400,3 +400,82 @@ TEST(KernelText, JsonCarriesTheNamesBesideTheValues)
     EXPECT_EQ(line, R"({"type":"event","time_ns":1,"event":"sock:inet_sock_set_state","comm":"nc","pid":5,"tid":5,)"
                     R"("cpu":0,"fields":{"newstate":10,"newstate_sym":"TCP_LISTEN","sport":0}})");
 }
+
+namespace {
+
+// What tpsnoop receives for a syscall event with its strings: header, record, zeros to
+// sizeof(tpkit_syscall_record), one tpkit_user_str per bit of the mask.
+std::vector<std::byte> with_strings(const Record& r, std::uint32_t mask,
+                                    const std::vector<tpkit_user_str>& strings)
+{
+    tpsnoop_header h{};
+    std::memcpy(h.comm, "cat", 3);
+    h.tid = 7;
+    h.record_size = static_cast<std::uint32_t>(r.span().size());
+    h.user_strings = mask;
+    std::vector<std::byte> data(sizeof(h) + sizeof(tpkit_syscall_record) +
+                                strings.size() * sizeof(tpkit_user_str));
+    std::memcpy(data.data(), &h, sizeof(h));
+    std::memcpy(data.data() + sizeof(h), r.span().data(), r.span().size());
+    std::memcpy(data.data() + sizeof(h) + sizeof(tpkit_syscall_record), strings.data(),
+                strings.size() * sizeof(tpkit_user_str));
+    return data;
+}
+
+tpkit_user_str user_str(std::string_view text, std::int32_t len, std::uint32_t flags = 0)
+{
+    tpkit_user_str s{};
+    s.len = len;
+    s.flags = flags;
+    std::memcpy(s.text, text.data(), std::min(text.size(), sizeof(s.text) - 1));
+    return s;
+}
+
+} // namespace
+
+TEST(Decode, SyscallStringsShownAsStraceShowsThem)
+{
+    KernelTextOf kernel("linux-6.18");
+    kernel.kernel_text().set_syscall_args(tpkit::KernelText::SyscallArgs::decimal_below_10);
+    const auto& f = kernel.event("syscalls", "sys_enter_renameat2");
+    Record r(f);
+    r.num("common_type", f.id).num("olddfd", 0xffffff9c).num("oldname", 0x7ffd0010);
+    r.num("newdfd", 3).num("newname", 1).num("flags", 0);
+    std::string long_text(255, 'x');
+    auto mask = (1u << 1) | (1u << 3);
+    auto read = [&](const std::vector<tpkit_user_str>& strings, std::string& text, std::string& json,
+                    std::string& fields) {
+        auto data = with_strings(r, mask, strings);
+        tpkit::SnoopEvent event;
+        ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+        text.clear();
+        ASSERT_TRUE(kernel.kernel_text().append(text, f, event.record, event.strings));
+        json.clear();
+        tpkit::append_snoop_json(json, event, f, tpkit::fields_to_print(f, {"oldname", "newname"}),
+                                 "time_ns", 1);
+        fields.clear();
+        tpkit::append_snoop_fields(fields, event, f, tpkit::fields_to_print(f, {"oldname", "newname"}));
+    };
+    std::string text, json, fields;
+    // A quote, a backslash and a newline escaped; the bad pointer (newname, 1) as the kernel
+    // prints it, and in JSON the address alone.
+    read({user_str("/tmp/a\"b\\c\n", 12), user_str("", -14)}, text, json, fields);
+    EXPECT_EQ(text, "sys_renameat2(olddfd: 0xffffff9c, oldname: \"/tmp/a\\\"b\\\\c\\x0a\", newdfd: 3, "
+                    "newname: 1, flags: 0)");
+    EXPECT_EQ(fields, "sys_enter_renameat2: oldname=\"/tmp/a\\\"b\\\\c\\x0a\" newname=0x1");
+    EXPECT_EQ(json, R"({"time_ns":1,"event":"syscalls:sys_enter_renameat2","comm":"cat","pid":0,)"
+                    R"("tid":7,"cpu":0,"fields":{"oldname":"0x7ffd0010","oldname_sym":"/tmp/a\"b\\c\n",)"
+                    R"("newname":"0x1"}})");
+    // Cut: "..." after it, "_cut":true.
+    read({user_str(long_text, 256, TPKIT_USER_STR_CUT), user_str("/b", 3)}, text, json, fields);
+    EXPECT_EQ(text, "sys_renameat2(olddfd: 0xffffff9c, oldname: \"" + long_text +
+                        "\"..., newdfd: 3, newname: \"/b\", flags: 0)");
+    EXPECT_EQ(fields, "sys_enter_renameat2: oldname=\"" + long_text + "\"... newname=\"/b\"");
+    EXPECT_NE(json.find(R"("oldname_sym":")" + long_text + R"(","oldname_cut":true,"newname":"0x1","newname_sym":"/b"})"),
+              std::string::npos) << json;
+    // A record whose strings did not all arrive: shown without them.
+    auto data = with_strings(r, mask, {user_str("/a", 3)});
+    tpkit::SnoopEvent event;
+    ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+    EXPECT_FALSE(event.strings.find(*f.field("oldname")));
+}

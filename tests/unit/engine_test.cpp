@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -472,4 +473,24 @@ TEST(EngineHistogram, SlotsOfTheChosenLayout)
     log2[tpkit_log2_u64(100)] = 2;
     EXPECT_EQ(tpkit::histogram_from_slots(config, log2).nonempty_span()[0],
               (tpkit::Bucket{64, 127, 2}));
+}
+
+TEST(EngineKeys, SyscallStringsByTheString)
+{
+    auto openat = format("linux-6.18", "syscalls", "sys_enter_openat");
+    auto by = tpkit::parse_key("filename", {});
+    tpkit_engine_config config{};
+    tpkit::configure_key(config, by, openat);
+    EXPECT_EQ(config.key_field.access, TPKIT_FIELD_STR_USER);
+    EXPECT_EQ(config.key_field.offset, openat.field("filename")->offset);
+    EXPECT_FALSE(tpkit::key_is_number(by, openat));
+    tpkit_engine_key k{};
+    std::strcpy(k.str, "/etc/passwd");
+    EXPECT_EQ(tpkit::key_text(k, by, openat), "/etc/passwd");
+    k.flags = TPKIT_KEY_CUT;
+    EXPECT_EQ(tpkit::key_text(k, by, openat), "/etc/passwd…");
+    // Other pointers stay numbers.
+    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    tpkit::configure_key(config, tpkit::parse_key("buf", {}), read);
+    EXPECT_EQ(config.key_field.access, TPKIT_FIELD_LOAD);
 }

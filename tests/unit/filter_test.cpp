@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -115,6 +117,7 @@ TEST(Filter, ErrorsNameTheColumn)
     auto rename = load("linux-6.18", "task/task_rename");
     auto lseek = load("linux-6.18", "syscalls/sys_enter_lseek");
     auto openat = load("linux-6.18", "syscalls/sys_enter_openat");
+    auto read = load("linux-6.18", "syscalls/sys_enter_read");
     struct Case {
         const EventFormat& format;
         std::string expr, message;
@@ -141,9 +144,10 @@ TEST(Filter, ErrorsNameTheColumn)
         {rename, "cpu ~ \"1\"", "filter: field 'cpu' is a number, not a string at column 7"},
         {rename, "cpu & 1", "filter: '&' does not apply to 'cpu' at column 5"},
         {rename, "comm == 1", "filter: string field 'comm' needs a quoted string at column 9"},
-        {openat, "filename == \"/etc\"",
-         "filter: pointer field 'filename' compares as a number: tpkit does not read the string it "
-         "points to at column 13"},
+        {read, "buf == \"/etc\"",
+         "filter: pointer field 'buf' compares as a number: tpkit reads the string only of a "
+         "syscall's `const char *` argument at column 8"},
+        {openat, "filename < \"/etc\"", "filter: '<' does not apply to strings at column 10"},
         {rename, "newcomm == \"abc", "filter: missing closing quote for the string at column 12"},
         {rename, "newcomm == \"0123456789abcdef0123456789abcdef\"",
          "filter: string longer than 31 bytes at column 12"},
@@ -440,6 +444,44 @@ TEST(Filter, GenericCommAndCpu)
     // An event's own field called comm wins over the generic one.
     auto fork61 = load("linux-6.1", "sched/sched_process_fork");
     EXPECT_EQ(compile_filter("comm == \"x\"", fork61).insns[0].source, TPKIT_FILTER_SRC_COMM);
+}
+
+TEST(Filter, SyscallStringsCompareTheStringTheyPointTo)
+{
+    auto format = load("linux-6.18", "syscalls/sys_enter_openat");
+    std::map<std::uint64_t, std::string> memory{{0x1000, "/etc/passwd"},
+                                                {0x2000, "/tmp/tpkit-str-" + std::string(300, 'x')},
+                                                {0x3000, ""}};
+    FilterEnv env;
+    env.user_string = [&](std::uint64_t address) -> std::optional<std::string> {
+        auto it = memory.find(address);
+        return it == memory.end() ? std::nullopt : std::optional(it->second);
+    };
+    auto prog = compile_filter("filename ~ \"/etc/*\"", format);
+    ASSERT_EQ(prog.len, 1u);
+    EXPECT_EQ(prog.insns[0].source, TPKIT_FILTER_SRC_STR_USER);
+    EXPECT_EQ(prog.insns[0].offset, format.field("filename")->offset);
+    EXPECT_EQ(tpkit::describe_filter(prog).substr(0, 9), "0: user8@");
+    Record rec(format);
+    auto at = [&](std::uint64_t address) -> Record& { return rec.num("filename", address); };
+    EXPECT_TRUE(matches("filename ~ \"/etc/*\"", format, at(0x1000), env));
+    EXPECT_TRUE(matches("filename == \"/etc/passwd\"", format, at(0x1000), env));
+    EXPECT_FALSE(matches("filename != \"/etc/passwd\"", format, at(0x1000), env));
+    EXPECT_TRUE(matches("filename ~ \"*passwd\"", format, at(0x1000), env));
+    EXPECT_TRUE(matches("filename ~ \"*c/pa*\"", format, at(0x1000), env));
+    EXPECT_TRUE(matches("filename ~ \"/e?c/[p]*\"", format, at(0x1000), env));
+    EXPECT_FALSE(matches("filename ~ \"/tmp/*\"", format, at(0x1000), env));
+    // The first 255 bytes of a longer string: its end is not seen.
+    EXPECT_TRUE(matches("filename ~ \"/tmp/tpkit-str-*\"", format, at(0x2000), env));
+    EXPECT_TRUE(matches("filename ~ \"*xxxxxxxxxx\"", format, at(0x2000), env));
+    EXPECT_FALSE(matches("filename == \"/tmp/tpkit-str-\"", format, at(0x2000), env));
+    // A fault reads as "", as an empty string does.
+    EXPECT_TRUE(matches("filename == \"\"", format, at(0x1), env));
+    EXPECT_TRUE(matches("filename == \"\"", format, at(0x3000), env));
+    EXPECT_FALSE(matches("filename ~ \"/*\"", format, at(0x1), env));
+    EXPECT_TRUE(matches("filename != \"/etc/passwd\"", format, at(0x1), env));
+    // The pointer itself still compares as a number.
+    EXPECT_TRUE(matches("filename == 0x1000", format, at(0x1000), env));
 }
 
 TEST(Filter, PointersCompareAsNumbers)

@@ -121,3 +121,60 @@ TEST(SyscallInstances, EventsApartOnlyWhereTheirRodataDiffers)
     EXPECT_EQ(instances[0].config.syscall_args, 0x3fu); // every argument
     EXPECT_EQ(instances[0].config.fixed_size, 0u); // per event, in the syscall map
 }
+
+TEST(SyscallStrings, WhichArgumentsAreStringsTheCallReads)
+{
+    auto is_string = [](const char* event, const char* field) {
+        auto format = tpkit::read_format(events_root("linux-6.18") / "syscalls" / event / "format");
+        const tpkit::Field* f = format.field(field);
+        EXPECT_NE(f, nullptr) << event << " " << field;
+        return f && tpkit::is_syscall_user_string(format, *f);
+    };
+    EXPECT_TRUE(is_string("sys_enter_openat", "filename"));
+    EXPECT_TRUE(is_string("sys_enter_execve", "filename"));
+    EXPECT_FALSE(is_string("sys_enter_execve", "argv")); // const char *const *
+    EXPECT_TRUE(is_string("sys_enter_unlinkat", "pathname"));
+    EXPECT_TRUE(is_string("sys_enter_mkdir", "pathname"));
+    EXPECT_TRUE(is_string("sys_enter_rename", "oldname"));
+    EXPECT_TRUE(is_string("sys_enter_rename", "newname"));
+    EXPECT_TRUE(is_string("sys_enter_umount", "name"));      // char *, a path
+    EXPECT_FALSE(is_string("sys_enter_write", "buf"));       // bytes with a count
+    EXPECT_FALSE(is_string("sys_enter_read", "buf"));        // filled by the call
+    EXPECT_FALSE(is_string("sys_enter_readlink", "buf"));
+    EXPECT_FALSE(is_string("sys_enter_sethostname", "name")); // with its len, no NUL
+    EXPECT_FALSE(is_string("sys_enter_openat", "flags"));
+    auto exit = tpkit::read_format(events_root("linux-6.18") / "syscalls" / "sys_exit_openat" / "format");
+    EXPECT_FALSE(tpkit::is_syscall_user_string(exit, *exit.field("ret")));
+}
+
+TEST(SyscallStrings, TpsnoopReadsThemOnBothPaths)
+{
+    auto all = plans({"syscalls:sys_enter_openat", "syscalls:sys_enter_renameat2",
+                      "syscalls:sys_enter_read"});
+    tpkit::prepare_snoop(all, {});
+    EXPECT_EQ(all[0].config.user_strings, 1u << 1);              // dfd, filename
+    EXPECT_EQ(all[1].config.user_strings, (1u << 1) | (1u << 3)); // oldname, newname
+    EXPECT_EQ(all[2].config.user_strings, 0u);
+    // Classic instances keep the mask in rodata; a raw one has it per syscall, in its map, and
+    // serves them all.
+    auto classic = tpkit::plan_instances(all, true, true);
+    ASSERT_EQ(classic.size(), 3u);
+    EXPECT_EQ(classic[1].config.user_strings, all[1].config.user_strings);
+    auto raw = tpkit::plan_instances(all, false, true);
+    ASSERT_EQ(raw.size(), 1u);
+    EXPECT_EQ(raw[0].config.user_strings, 0u);
+    // -f: only the strings printed.
+    auto some = plans({"syscalls:sys_enter_renameat2"});
+    tpkit::prepare_snoop(some, {"newname", "flags"});
+    EXPECT_EQ(some[0].config.user_strings, 1u << 3);
+}
+
+TEST(SyscallStrings, FiltersReadTheArgumentOfTheString)
+{
+    auto all = plans({"syscalls:sys_enter_openat", "syscalls:sys_enter_openat2"},
+                     "filename ~ \"/tmp/*\"");
+    auto raw = tpkit::plan_instances(all, false, true);
+    ASSERT_EQ(raw.size(), 1u);
+    EXPECT_EQ(raw[0].config.syscall_args, 1u << 1); // filename alone
+    EXPECT_EQ(raw[0].filter.insns[0].source, TPKIT_FILTER_SRC_STR_USER);
+}

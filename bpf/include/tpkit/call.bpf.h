@@ -21,8 +21,8 @@
  * entry that finds no memory for the value is counted in tpkit_drops: its event is lost. A large
  * value (an event built at the entry, up to 64 KiB) is given back with tpkit_call_forget().
  *
- * tpkit_read_user_str() reads a call's string argument (a path, an argument of argv) and says
- * whether it was cut.
+ * tpkit_read_user_str() (user_str.bpf.h) reads a call's string argument (a path, an argument of
+ * argv) and says whether it was cut.
  *
  * Calls on a path (open, stat, …) keep the same arguments: TPKIT_CALL_MAP(calls, struct
  * tpkit_path_call), tpkit_path_call_enter() at the entry, tpkit_path_call_return() at the
@@ -33,6 +33,7 @@
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
+#include <tpkit/user_str.bpf.h>
 
 struct tpkit_call {
 	__u64 start_ns; /* bpf_ktime_get_ns() at the entry */
@@ -87,21 +88,6 @@ static __always_inline void *tpkit_call_return(void *map, __u32 id)
 static __always_inline void tpkit_call_forget(void *map)
 {
 	bpf_task_storage_delete(map, bpf_get_current_task_btf());
-}
-
-/* bpf_probe_read_user_str(dst, size, src), and *cut set when the string is longer than the
- * size - 1 bytes it left in dst (a string of exactly size - 1 bytes fills dst too). */
-static __always_inline long tpkit_read_user_str(char *dst, __u32 size, const char *src, bool *cut)
-{
-	long len = bpf_probe_read_user_str(dst, size, src);
-	char last = '\0';
-
-	*cut = false;
-	if (len == size) {
-		bpf_probe_read_user(&last, 1, src + size - 1);
-		*cut = last != '\0';
-	}
-	return len;
 }
 
 /* tpkit_read_user_str() into an event's path, with its size (0 when unreadable) and whether

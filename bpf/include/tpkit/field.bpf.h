@@ -13,6 +13,7 @@
 
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.h>
+#include <tpkit/user_str.bpf.h>
 
 #define TPKIT_LOAD_AT(bits, size, slot)                                                   \
 	case (slot):                                                                       \
@@ -84,6 +85,14 @@ static __always_inline bool tpkit_field_string(void *ctx, const volatile struct 
 	long copied = 0;
 	char next = 0;
 
+	if (spec->access == TPKIT_FIELD_STR_USER) {
+		__u64 ptr = 0;
+		bool cut;
+
+		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + spec->offset);
+		tpkit_read_user_str(dst, n, (const char *)ptr, &cut); /* a fault leaves "" */
+		return cut;
+	}
 	if (spec->access == TPKIT_FIELD_STR_DATA_LOC || spec->access == TPKIT_FIELD_STR_REL_LOC) {
 		bpf_probe_read_kernel(&loc, sizeof(loc), ctx + spec->offset);
 		len = loc >> 16;

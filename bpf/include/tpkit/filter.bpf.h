@@ -26,7 +26,20 @@
 #define TPKIT_FILTER_BPF_H
 
 #include <bpf/bpf_helpers.h>
+#include <tpkit/engine.h>
 #include <tpkit/filter.h>
+
+/* The user string a predicate compares (TPKIT_FILTER_SRC_STR_USER): too large for the stack
+ * beside the evaluator's own buffers. */
+struct tpkit_filter_user_str {
+	char text[TPKIT_USER_STR_MAX];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tpkit_filter_user_str);
+} tpkit_filter_user_str SEC(".maps");
 
 /* min(n, max) in a register the verifier knows is bounded. 64-bit, because a 32-bit value is
  * compared through a zero-extended copy whose bounds never reach the original; the barrier keeps
@@ -213,6 +226,25 @@ static __always_inline bool tpkit_filter_string(void *ctx,
 		if (insn->source == TPKIT_FILTER_SRC_STR_REL_LOC)
 			str += insn->offset + sizeof(loc);
 		break;
+	case TPKIT_FILTER_SRC_STR_USER: {
+		struct tpkit_filter_user_str *buf;
+		__u32 zero = 0;
+		__u64 ptr = 0;
+		long n;
+
+		buf = bpf_map_lookup_elem(&tpkit_filter_user_str, &zero);
+		if (!buf)
+			return false;
+		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + insn->offset);
+		n = bpf_probe_read_user_str(buf->text, sizeof(buf->text), (const void *)ptr);
+		if (n <= 0) { /* a fault reads as "" */
+			buf->text[0] = '\0';
+			n = 1;
+		}
+		str = buf->text;
+		len = n; /* its NUL included, as a __data_loc string's */
+		break;
+	}
 	}
 
 	switch (insn->op) {
