@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <tpkit/core_fixes.bpf.h>
 #include <tpkit/maps.bpf.h>
+#include <tpkit/stack.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
 #include <tpkit/tp/sched_switch_raw.h>
@@ -38,13 +39,7 @@ struct {
 	__type(value, struct offcputime_key);
 } blocked SEC(".maps");
 
-/* max_entries set by user space (--stack-storage-size). */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, OFFCPUTIME_MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+TPKIT_STACK_MAP(stacks, OFFCPUTIME_MAX_STACK_DEPTH);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -7,6 +7,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/inet.bpf.h>
+#include <tpkit/stack.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/skb_raw.h>
 #include "tcpdrop.h"
@@ -17,13 +18,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool all_reasons = false;
 const volatile bool kernel_stacks = false;
 
-/* max_entries set by user space (--stack-storage-size). */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, TCPDROP_MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+TPKIT_STACK_MAP(stacks, TCPDROP_MAX_STACK_DEPTH);
 
 SEC("raw_tp/kfree_skb")
 int skb_dropped(struct bpf_raw_tracepoint_args *ctx)

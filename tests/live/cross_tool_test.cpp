@@ -655,6 +655,24 @@ std::set<Fork> expected_forks(pid_t parent, pid_t tid, const std::set<pid_t>& ch
     return forks;
 }
 
+// The forks the forker's two threads made: what forksnoop shows of one batch.
+std::set<Fork> expected_forks(const Forker& forker, const Forker::Children& children)
+{
+    auto forks = expected_forks(forker.pid(), forker.pid(), children.by_main);
+    forks.merge(expected_forks(forker.pid(), forker.second_tid(), children.by_second));
+    return forks;
+}
+
+// The forks in the tool's output whose parent is one of these processes (others run meanwhile).
+std::set<Fork> forks_by(const ToolRun& tool, std::initializer_list<pid_t> parents)
+{
+    std::set<Fork> ours;
+    for (const auto& f : forks_of(tool))
+        if (std::find(parents.begin(), parents.end(), f.parent_pid) != parents.end())
+            ours.insert(f);
+    return ours;
+}
+
 // forksnoop --json with these options, attached.
 std::unique_ptr<ToolRun> forksnoop(std::vector<std::string> options)
 {
@@ -726,14 +744,8 @@ TEST(TaskFilterOptions, UidKeepsOnlyThatUsersForks)
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Other processes may run as nobody meanwhile: only forks by ours (or by this test, which
     // made them as root) are known.
-    std::set<Fork> ours;
-    for (const auto& f : forks_of(*tool))
-        if (f.parent_pid == as_root.pid() || f.parent_pid == as_nobody.pid() ||
-            f.parent_pid == getpid())
-            ours.insert(f);
-    auto expected = expected_forks(as_nobody.pid(), as_nobody.pid(), nobody_children.by_main);
-    expected.merge(expected_forks(as_nobody.pid(), as_nobody.second_tid(), nobody_children.by_second));
-    EXPECT_EQ(ours, expected);
+    EXPECT_EQ(forks_by(*tool, {as_root.pid(), as_nobody.pid(), getpid()}),
+              expected_forks(as_nobody, nobody_children));
 }
 
 // --cpu: forks happen on the CPU their parent runs on; one forker is pinned to each CPU.
@@ -757,13 +769,7 @@ TEST(TaskFilterOptions, CpuKeepsOnlyForksOnThatCpu)
     auto children_1 = on_1.fork_children(2, 2);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Other processes fork on CPU 1 meanwhile: only forks by ours are known.
-    std::set<Fork> ours;
-    for (const auto& f : forks_of(*tool))
-        if (f.parent_pid == on_0.pid() || f.parent_pid == on_1.pid())
-            ours.insert(f);
-    auto expected = expected_forks(on_1.pid(), on_1.pid(), children_1.by_main);
-    expected.merge(expected_forks(on_1.pid(), on_1.second_tid(), children_1.by_second));
-    EXPECT_EQ(ours, expected);
+    EXPECT_EQ(forks_by(*tool, {on_0.pid(), on_1.pid()}), expected_forks(on_1, children_1));
 }
 
 TEST(TaskFilterOptions, CgroupKeepsOnlyForksMadeInIt)
@@ -780,9 +786,7 @@ TEST(TaskFilterOptions, CgroupKeepsOnlyForksMadeInIt)
     auto inside_children = inside.fork_children(3, 2);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Only the inside forker ever ran in the new cgroup: the whole output is known.
-    auto expected = expected_forks(inside.pid(), inside.pid(), inside_children.by_main);
-    expected.merge(expected_forks(inside.pid(), inside.second_tid(), inside_children.by_second));
-    EXPECT_EQ(forks_of(*tool), expected);
+    EXPECT_EQ(forks_of(*tool), expected_forks(inside, inside_children));
 }
 
 // ---- --clock: which clock "time_ns" is in ----

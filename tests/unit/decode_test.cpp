@@ -463,7 +463,7 @@ TEST(Decode, SyscallStringsShownAsStraceShowsThem)
     EXPECT_EQ(text, "sys_renameat2(olddfd: 0xffffff9c, oldname: \"/tmp/a\\\"b\\\\c\\x0a\", newdfd: 3, "
                     "newname: 1, flags: 0)");
     EXPECT_EQ(fields, "sys_enter_renameat2: oldname=\"/tmp/a\\\"b\\\\c\\x0a\" newname=0x1");
-    EXPECT_EQ(json, R"({"time_ns":1,"event":"syscalls:sys_enter_renameat2","comm":"cat","pid":0,)"
+    EXPECT_EQ(json, R"({"type":"event","time_ns":1,"event":"syscalls:sys_enter_renameat2","comm":"cat","pid":0,)"
                     R"("tid":7,"cpu":0,"fields":{"oldname":"0x7ffd0010","oldname_sym":"/tmp/a\"b\\c\n",)"
                     R"("newname":"0x1"}})");
     // Cut: "..." after it, "_cut":true.

@@ -483,12 +483,12 @@ TEST(EngineKeys, SyscallStringsByTheString)
     tpkit::configure_key(config, by, openat);
     EXPECT_EQ(config.key_field.access, TPKIT_FIELD_STR_USER);
     EXPECT_EQ(config.key_field.offset, openat.field("filename")->offset);
-    EXPECT_FALSE(tpkit::key_is_number(by, openat));
+    EXPECT_FALSE(tpkit::key_is_number(by, TPKIT_KEY_FIELD, openat));
     tpkit_engine_key k{};
     std::strcpy(k.str, "/etc/passwd");
-    EXPECT_EQ(tpkit::key_text(k, by, openat), "/etc/passwd");
+    EXPECT_EQ(tpkit::key_text(k, by, TPKIT_KEY_FIELD, openat), "/etc/passwd");
     k.flags = TPKIT_KEY_CUT;
-    EXPECT_EQ(tpkit::key_text(k, by, openat), "/etc/passwd…");
+    EXPECT_EQ(tpkit::key_text(k, by, TPKIT_KEY_FIELD, openat), "/etc/passwd…");
     // Other pointers stay numbers.
     auto read = format("linux-6.18", "syscalls", "sys_enter_read");
     tpkit::configure_key(config, tpkit::parse_key("buf", {}), read);

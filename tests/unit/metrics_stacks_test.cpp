@@ -15,7 +15,7 @@ namespace {
 std::string rendered(const tpkit::Reading& reading, bool json)
 {
     tpkit::Output out(-1);
-    json ? tpkit::render_json(reading, out) : tpkit::render_text(reading, out);
+    json ? tpkit::render_json(reading, out, 7) : tpkit::render_text(reading, out);
     return out.buffer();
 }
 
@@ -66,14 +66,16 @@ TEST(MetricsStacks, SeveralEventsBeginEachFoldedLine)
 TEST(MetricsStacks, JsonStacksAreArraysAndPartsHaveTheirNames)
 {
     EXPECT_EQ(rendered(stack_counts(), true),
-              "{\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"bash\",\"ustack\":[\"main\",\"write\"],"
-              "\"kstack\":[\"do_syscall_64\",\"ksys_write\"],\"count\":5}\n"
-              "{\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"kworker/0:1\",\"ustack\":[],\"kstack\":[\"schedule\"],\"count\":2}\n");
+              "{\"type\":\"count\",\"time_ns\":7,\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"bash\","
+              "\"ustack\":[\"main\",\"write\"],\"kstack\":[\"do_syscall_64\",\"ksys_write\"],\"count\":5}\n"
+              "{\"type\":\"count\",\"time_ns\":7,\"event\":\"raw_syscalls:sys_enter\",\"comm\":\"kworker/0:1\","
+              "\"ustack\":[],\"kstack\":[\"schedule\"],\"count\":2}\n");
     tpkit::Reading reading;
     reading.counter_labels = {"pid", "comm"};
     reading.metrics.push_back({"count", "", "", {{"pid", "12", true}, {"comm", "bash"}},
                                std::uint64_t{5}});
-    EXPECT_EQ(rendered(reading, true), "{\"pid\":12,\"comm\":\"bash\",\"count\":5}\n");
+    EXPECT_EQ(rendered(reading, true),
+              "{\"type\":\"count\",\"time_ns\":7,\"pid\":12,\"comm\":\"bash\",\"count\":5}\n");
 }
 
 TEST(MetricsStacks, NumbersSortAsNumbers)

@@ -9,6 +9,7 @@
 #include <tpkit/engine.h>
 #include <tpkit/field.bpf.h>
 #include <tpkit/filter.bpf.h>
+#include <tpkit/stack.bpf.h>
 
 /* Set by user space between open and load (src/engine.cpp computes them from the format). */
 const volatile struct tpkit_engine_config tpkit_config = {};
@@ -30,12 +31,7 @@ static __always_inline bool tpkit_engine_filter(void *record)
 
 /* --by kstack/ustack: the stacks of the keys; max_entries set by user space (1 without stack
  * keys). */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, TPKIT_STACK_DEPTH * sizeof(__u64));
-} tpkit_stacks SEC(".maps");
+TPKIT_STACK_MAP(tpkit_stacks, TPKIT_STACK_DEPTH);
 
 /* Stacks not recorded: the stack map full (-ENOMEM) or a hash collision with another stack
  * (-EEXIST). The key keeps the error, so the event still counts, under a "missed" stack. */
