@@ -62,7 +62,7 @@ tpkit::Columns<Drop> columns(bool stacks)
                  return tpkit::absent;
              return tpkit::tcp_state_name(d.event.state);
          }},
-        {"FLAGS", "flags", 11, tpkit::Align::left,
+        {"FLAGS", "tcp_flags", 11, tpkit::Align::left,
          [](const Drop& d) -> tpkit::Value { return tpkit::tcp_flags_text(d.event.tcp_flags); }},
         {"REASON", "reason", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.reason; }},
     };

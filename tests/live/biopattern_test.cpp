@@ -30,8 +30,12 @@ TEST(BiopatternExact, SequentialAndRandomCountsOfTheDisk)
 
     std::vector<std::map<std::string, std::string>> rows;
     for (const auto& line : tool->lines())
-        if (auto row = tpkit::live::parse_flat_json(line); row.count("disk"))
+        if (auto row = tpkit::live::parse_flat_json(line); row.count("disk")) {
+            EXPECT_EQ(row["type"], "count");
+            row.erase("type");
+            row.erase("time_ns"); // when it was read
             rows.push_back(row);
+        }
     const std::map<std::string, std::string> expected{
         {"disk", disk.name()}, {"rnd", "40"}, {"seq", "60"}, {"count", "10"}, {"kbytes", "40"}};
     ASSERT_EQ(rows.size(), 1u) << tool->stderr_text();

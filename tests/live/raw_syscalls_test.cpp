@@ -58,7 +58,8 @@ int mix()
     struct stat st;
     // The path's page read in: BPF, which reads it at the entry (tpsnoop's filename_sym), cannot
     // fault in a page this fresh child has not touched yet.
-    [[maybe_unused]] volatile char first = missing_path[0];
+    // A volatile load: the compiler knows the path's first byte and would not read it otherwise.
+    [[maybe_unused]] char first = *static_cast<const volatile char*>(missing_path);
     for (int i = 0; i < 3; i++)
         syscall(SYS_getuid);
     for (int i = 0; i < 2; i++)

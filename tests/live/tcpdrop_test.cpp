@@ -52,7 +52,7 @@ void expect_exact_drops(Inet inet, const std::vector<std::string>& args)
         EXPECT_EQ(e.at("ip"), inet == Inet::v6 ? "6" : "4"); // a v4-mapped socket sends IPv4
         EXPECT_EQ(e.at("saddr"), address);
         EXPECT_EQ(e.at("daddr"), address);
-        EXPECT_EQ(e.at("flags"), "SYN");
+        EXPECT_EQ(e.at("tcp_flags"), "SYN");
         EXPECT_EQ(e.at("state"), "null"); // no socket
         EXPECT_TRUE(tpkit::live::is_number(e.at("sport")) && e.at("sport") != "0") << e.at("sport");
         source_ports.insert(e.at("sport"));
