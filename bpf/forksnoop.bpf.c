@@ -11,31 +11,76 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define CLONE_THREAD 0x00010000
+/* Whether the new task TID is a thread of the current task's process. The classic record does
+ * not say, but sched_process_fork fires in the parent before the child first runs (kernel_clone()
+ * fires it, then wakes the child), so the child is still linked where copy_process() put it: a
+ * new process at the tail of its parent's children, a new thread at the tail of the thread
+ * group. Each list holds only tasks of its kind, and a pid names one live task, so a match is
+ * certain. Other threads of the parent may have cloned (after the child) or exited since: a few
+ * steps back from each tail, then the whole group from its head (RCU keeps a forward walk
+ * safe; the child cannot leave it before it runs). A CLONE_PARENT process ends there too. */
+#define FORK_TAIL_STEPS 4
+#define FORK_GROUP_STEPS (1 << 16)
 
-/* The classic tracepoint does not say whether the child is a thread; task:task_newtask fires
- * just before it, in the same copy_process() of the same parent, with the clone flags. They
- * are kept in the parent's task-local storage: no hashing, and nothing left behind when the
- * fork fails in between (the next fork of that parent overwrites it). */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} clone_flags_of_parent SEC(".maps");
-
-SEC("tracepoint/task/task_newtask")
-int record_clone_flags(struct trace_event_raw_task_newtask *ctx)
+static __always_inline bool tail_holds(void *head, __u32 node_offset, pid_t tid)
 {
-	__u64 *flags;
+	__u32 pid_offset = bpf_core_field_offset(struct task_struct, pid);
+	void *pos = head;
+	pid_t pid;
 
-	if (!tpkit_current_selected())
-		return 0;
-	flags = bpf_task_storage_get(&clone_flags_of_parent, bpf_get_current_task_btf(), 0,
-				     BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (flags)
-		*flags = BPF_CORE_READ(ctx, clone_flags);
-	return 0;
+#pragma unroll
+	for (int i = 0; i < FORK_TAIL_STEPS; i++) {
+		if (bpf_probe_read_kernel(&pos, sizeof(pos), pos + offsetof(struct list_head, prev)) ||
+		    pos == head)
+			return false;
+		if (bpf_probe_read_kernel(&pid, sizeof(pid), pos - node_offset + pid_offset))
+			return false;
+		if (pid == tid)
+			return true;
+	}
+	return false;
+}
+
+struct group_walk {
+	void *head, *pos;
+	__u32 node_offset, pid_offset;
+	pid_t tid;
+	bool found;
+};
+
+static long group_step(__u32 index, void *data)
+{
+	struct group_walk *w = data;
+	pid_t pid;
+
+	if (bpf_probe_read_kernel(&w->pos, sizeof(w->pos), w->pos + offsetof(struct list_head, next)) ||
+	    w->pos == w->head)
+		return 1;
+	if (bpf_probe_read_kernel(&pid, sizeof(pid), w->pos - w->node_offset + w->pid_offset))
+		return 1;
+	w->found = pid == w->tid;
+	return w->found;
+}
+
+static __always_inline bool child_is_thread(pid_t tid)
+{
+	struct task_struct *parent = (struct task_struct *)bpf_get_current_task();
+	__u32 thread_node = bpf_core_field_offset(struct task_struct, thread_node);
+	struct group_walk w = {};
+
+	if (tail_holds((void *)parent + bpf_core_field_offset(struct task_struct, children),
+		       bpf_core_field_offset(struct task_struct, sibling), tid))
+		return false;
+	w.head = (void *)BPF_CORE_READ(parent, signal) +
+		 bpf_core_field_offset(struct signal_struct, thread_head);
+	if (tail_holds(w.head, thread_node, tid))
+		return true;
+	w.pos = w.head;
+	w.node_offset = thread_node;
+	w.pid_offset = bpf_core_field_offset(struct task_struct, pid);
+	w.tid = tid;
+	bpf_loop(FORK_GROUP_STEPS, group_step, &w, 0);
+	return w.found;
 }
 
 /* Each program writes its event where it goes (tpkit_event_begin): straight into its ring
@@ -44,7 +89,6 @@ SEC("tracepoint/sched/sched_process_fork")
 int fork_tp(void *ctx)
 {
 	struct forksnoop_event stack_event, *event;
-	__u64 *flags;
 
 	if (!tpkit_current_selected())
 		return 0;
@@ -58,8 +102,7 @@ int fork_tp(void *ctx)
 	/* The record's copy of the name may be shorter than the field: no stale bytes after it. */
 	__builtin_memset(event->child_comm, 0, sizeof(event->child_comm));
 	tpkit_sched_process_fork_child_comm(ctx, event->child_comm, sizeof(event->child_comm));
-	flags = bpf_task_storage_get(&clone_flags_of_parent, bpf_get_current_task_btf(), 0, 0);
-	event->is_thread = flags && (*flags & CLONE_THREAD) != 0;
+	event->is_thread = child_is_thread(event->child_tid);
 	event->child_pid = event->is_thread ? event->parent.pid : event->child_tid;
 	event->reserved = 0;
 	tpkit_event_send(ctx, event, sizeof(*event));

@@ -49,7 +49,6 @@ int main(int argc, char** argv)
             const char* what = "cannot choose forksnoop's programs";
             tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_raw_tp, raw), what);
             tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_tp, !raw), what);
-            tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.record_clone_flags, !raw), what);
         });
     });
 }

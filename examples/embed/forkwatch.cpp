@@ -21,9 +21,8 @@ int main(int argc, char** argv)
             },
             [](forksnoop_bpf& skel) {
                 // forksnoop's raw tracepoint program alone: it reads both tasks, no tracefs needed.
-                const char* what = "cannot choose forksnoop's programs";
-                tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_tp, false), what);
-                tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.record_clone_flags, false), what);
+                tpkit::check_libbpf(bpf_program__set_autoload(skel.progs.fork_tp, false),
+                                    "cannot choose forksnoop's programs");
             },
             [&] { out.print("watching forks, Ctrl-C to stop\n"); });
     });

@@ -78,7 +78,7 @@ struct ToolSpec {
 };
 
 const std::vector<ToolSpec> specs{
-    {"forksnoop", Kind::tracer, {}, {"fork_tp", "record_clone_fl"}, 2, true},
+    {"forksnoop", Kind::tracer, {}, {"fork_tp"}, 1, true},
     {"oomkill", Kind::tracer, {}, {"mark_victim_rec", "mark_victim_tas"}, 2, true, true},
     {"netrxlen", Kind::tracer, {}, {"packet_received"}, 1, false, false, false},
     {"nettxlen", Kind::tracer, {}, {"packet_sent"}, 1, false},
@@ -681,8 +681,7 @@ std::set<Fork> forks_by(const ToolRun& tool, std::initializer_list<pid_t> parent
 // forksnoop --json with these options, attached.
 std::unique_ptr<ToolRun> forksnoop(std::vector<std::string> options)
 {
-    // Its two links (sched_process_fork, and task_newtask for the clone flags).
-    return tpkit::live::attached_json_tool("forksnoop", std::move(options), 2);
+    return tpkit::live::attached_json_tool("forksnoop", std::move(options), 1);
 }
 
 // A cgroup v2 directory for one test, removed afterwards (its processes must be gone by then).

@@ -4,7 +4,10 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include <algorithm>
 #include <set>
@@ -90,6 +93,81 @@ void expect_exact_batch(const std::vector<std::string>& extra_args)
     EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
 }
 
+// Processes and threads made at once by several threads of one process, each new thread
+// exiting at once: the lists the classic program finds a child in change under it.
+struct CloneStorm {
+    pid_t forker = -1;
+    std::set<pid_t> processes, threads;
+};
+
+struct CloneReport {
+    char kind; // 'p' or 't'
+    pid_t id;
+};
+
+int storm_fd = -1;
+
+void report(char kind, pid_t id)
+{
+    CloneReport r{kind, id};
+    if (::write(storm_fd, &r, sizeof(r)) != sizeof(r)) // below PIPE_BUF: whole or not at all
+        _exit(97);
+}
+
+void* report_own_tid(void*)
+{
+    report('t', static_cast<pid_t>(syscall(SYS_gettid)));
+    return nullptr;
+}
+
+void* storm_worker(void*)
+{
+    report_own_tid(nullptr);
+    for (int i = 0; i < 40; i++) {
+        pid_t child = fork();
+        if (child == 0)
+            _exit(0);
+        report('p', child);
+        pthread_t t;
+        if (pthread_create(&t, nullptr, report_own_tid, nullptr) != 0)
+            _exit(96);
+        pthread_join(t, nullptr);
+        waitpid(child, nullptr, 0);
+    }
+    return nullptr;
+}
+
+CloneStorm run_clone_storm(int workers)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        throw std::runtime_error("pipe failed");
+    CloneStorm storm;
+    storm.forker = fork();
+    if (storm.forker == 0) {
+        close(fds[0]);
+        storm_fd = fds[1];
+        prctl(PR_SET_NAME, "tpk-storm", 0, 0, 0);
+        std::vector<pthread_t> running(static_cast<std::size_t>(workers));
+        for (auto& t : running)
+            if (pthread_create(&t, nullptr, storm_worker, nullptr) != 0)
+                _exit(96);
+        for (auto& t : running)
+            pthread_join(t, nullptr);
+        _exit(0);
+    }
+    close(fds[1]);
+    CloneReport r{};
+    while (::read(fds[0], &r, sizeof(r)) == sizeof(r))
+        (r.kind == 'p' ? storm.processes : storm.threads).insert(r.id);
+    close(fds[0]);
+    int status = 0;
+    waitpid(storm.forker, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("clone storm failed");
+    return storm;
+}
+
 } // namespace
 
 TEST(ForksnoopExact, TracepointSeesEveryForkExactlyOnce) { expect_exact_batch({}); }
@@ -147,5 +225,39 @@ TEST(ForksnoopLive, PidOfAnotherProcessExcludesOurForks)
         if (e.count("parent_pid")) {
             EXPECT_EQ(e["parent_pid"], std::to_string(idle)) << line;
         }
+    }
+}
+
+// The classic record does not say whether a child is a thread; the program finds the child in
+// its parent's lists. Under clones and exits from several threads at once it must still agree
+// with what the workload made (and with --raw, which reads the child's tgid).
+TEST(ForksnoopExact, KindIsRightUnderConcurrentClones)
+{
+    TPKIT_REQUIRE_LIVE();
+    std::vector<std::unique_ptr<ToolRun>> tools;
+    for (bool raw : {false, true}) {
+        std::vector<std::string> argv{tpkit::live::tool_path("forksnoop"), "--json", "--comm", "tpk-storm"};
+        if (raw)
+            argv.push_back("--raw");
+        tools.push_back(std::make_unique<ToolRun>(argv));
+        ASSERT_TRUE(shows_marker_fork(*tools.back(), "tpk-storm")) << tools.back()->stderr_text();
+    }
+    CloneStorm storm = run_clone_storm(6);
+    ASSERT_EQ(storm.processes.size(), 6u * 40);
+    ASSERT_EQ(storm.threads.size(), 6u + 6u * 40);
+    for (auto& tool : tools) {
+        ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
+        Seen seen = events_from(*tool, storm.forker);
+        EXPECT_EQ(seen.events.size(), storm.processes.size() + storm.threads.size());
+        for (pid_t p : storm.processes)
+            EXPECT_EQ(seen.child_pids.count(std::to_string(p)), 1u) << "process " << p;
+        for (pid_t t : storm.threads)
+            EXPECT_EQ(seen.child_tids.count(std::to_string(t)), 1u) << "thread " << t;
+        for (auto& e : seen.events) {
+            if (e["kind"] == "thread") {
+                EXPECT_EQ(e["child_pid"], std::to_string(storm.forker));
+            }
+        }
+        EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 }
