@@ -307,6 +307,12 @@ std::string find_program(std::string_view name)
     return {};
 }
 
+std::string libbpf_tool(std::string_view name)
+{
+    std::string path = fmt::format("/usr/sbin/{}", name);
+    return access(path.c_str(), X_OK) == 0 ? path : std::string{};
+}
+
 std::optional<Usage> usage_of(pid_t pid)
 {
     const std::string proc = fmt::format("/proc/{}", pid);

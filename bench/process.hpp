@@ -123,4 +123,8 @@ std::optional<Usage> usage_of(pid_t pid); // nothing when it is gone
 // "/usr/sbin/runqlat" for "runqlat" when it is on PATH or in /usr/sbin, /sbin; empty when not.
 std::string find_program(std::string_view name);
 
+// Debian's libbpf-tools' NAME (they install in /usr/sbin, where tpkit's own tools, installed,
+// are not), or "" when not installed.
+std::string libbpf_tool(std::string_view name);
+
 } // namespace tpbench

@@ -30,6 +30,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <thread>
 #include <sys/utsname.h>
 #include <tuple>
 #include <unistd.h>
@@ -707,6 +708,9 @@ struct FixedContender {
     double seconds;
     std::string missing;
     int programs = 1; // to time the start-up until attached; 0: perf counters
+    // No duration option: stopped with SIGINT `seconds` after its programs are attached, so
+    // that wall − seconds is the start-up and the exit, as for the others.
+    bool interrupt = false;
 };
 
 std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& p)
@@ -770,6 +774,63 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         add(fmt::format("libbpf-{}", name), fmt::format("libbpf-tools {} 1 1", name), "libbpf-tools",
             program, {"1", "1"}, 1);
         out.back().programs = 2;
+    }
+    // Every other tool for one second (--duration: some tools' -d is a disk), and libbpf-tools'
+    // same tool where it runs here; the count is of distinct programs attached.
+    struct Peer {
+        std::vector<std::string> args; // empty: stopped by SIGINT
+        int programs;
+    };
+    struct Tool {
+        const char* name;
+        std::vector<std::string> args;
+        int programs;
+        std::optional<Peer> peer;
+    };
+    const std::vector<std::string> one_interval{"1", "1"};
+    const std::vector<Tool> tools{
+        {"execsnoop", {}, 4, Peer{{}, 2}},
+        {"opensnoop", {}, 6, Peer{{"-d", "1"}, 2}},
+        {"statsnoop", {}, 10, {}}, // libbpf-tools' attaches nothing on 6.18
+        {"exitsnoop", {}, 1, Peer{{}, 1}},
+        {"sigsnoop", {}, 1, Peer{{}, 1}},
+        {"killsnoop", {}, 7, Peer{{}, 6}},
+        {"mountsnoop", {}, 12, Peer{{}, 4}},
+        {"syncsnoop", {}, 6, {}},
+        {"capable", {}, 1, {}},
+        {"drsnoop", {}, 4, Peer{{"-d", "1"}, 2}},
+        {"oomkill", {}, 2, {}},
+        {"runqslower", {}, 3, Peer{{}, 3}},
+        {"wqlat", {}, 2, {}},
+        {"nettxlen", {}, 1, {}},
+        {"tcpstates", {}, 1, Peer{{}, 1}},
+        {"tcplife", {}, 1, Peer{{}, 1}},
+        {"tcpconnect", {}, 1, {}},
+        {"tcpaccept", {}, 2, {}},
+        {"tcprtt", {}, 1, {}},
+        {"tcpretrans", {}, 2, {}},
+        {"tcpdrop", {}, 1, {}},
+        {"solisten", {}, 3, {}},
+        {"bindsnoop", {}, 2, {}},
+        {"biosnoop", {}, 4, {}},
+        {"biotop", {}, 4, {}},
+        {"bitesize", {}, 2, Peer{one_interval, 1}},
+        {"biopattern", {}, 1, Peer{one_interval, 1}},
+        {"tplat", {"syscalls:sys_enter_getpid", "syscalls:sys_exit_getpid"}, 1, {}},
+    };
+    for (const auto& t : tools) {
+        FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, 1, {}, t.programs};
+        c.argv.insert(c.argv.end(), t.args.begin(), t.args.end());
+        c.argv.insert(c.argv.end(), {"--duration", "1"});
+        out.push_back(std::move(c));
+        if (!t.peer)
+            continue;
+        const Peer& peer = *t.peer;
+        add(fmt::format("libbpf-{}", t.name),
+            fmt::format("libbpf-tools {}{}", t.name, peer.args.empty() ? ", SIGINT" : " " + fmt::format("{}", fmt::join(peer.args, " "))),
+            "libbpf-tools", tpbench::libbpf_tool(t.name), peer.args, 1);
+        out.back().programs = peer.programs;
+        out.back().interrupt = peer.args.empty();
     }
     add("perf-stat", "perf stat -e syscalls:sys_enter_read -a -- sleep", "perf", p.perf,
         {"stat", "-x,", "-e", "syscalls:sys_enter_read", "-a", "--", "sleep", d},
@@ -1123,6 +1184,14 @@ public:
                 t.push_back({fmt::format("{}: fixed cost to EOF ≤ libbpf-tools runqlat's to exit", id),
                              fmt::format("{:.1f} vs {:.1f} ms", eof, ref->second), eof <= ref->second});
             }
+        // Every tool's peak RSS against libbpf-tools' same tool, where it runs here.
+        for (const auto& [id, rss] : rss_mib_) {
+            auto peer = rss_mib_.find("libbpf-" + id);
+            if (peer == rss_mib_.end() || !std::isfinite(rss) || !std::isfinite(peer->second))
+                continue;
+            t.push_back({fmt::format("{}: peak RSS ≤ libbpf-tools {}'s", id, id),
+                         fmt::format("{:.1f} vs {:.1f} MiB", rss, peer->second), rss <= peer->second});
+        }
         ratio_target("read-stream", "tpsnoop", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-classic", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-perf", "floor-perf", 1.2);
@@ -1332,12 +1401,12 @@ int run_all(const Config& cfg)
 {
     tpkit::tracefs_root(); // the floors' libbpf looks tracepoints up there
     Programs p{tpbench::find_program("bpftrace"),   tpbench::find_program("perf"),
-               tpbench::find_program("syscount"),   tpbench::find_program("runqlat"),
-               tpbench::find_program("cpudist"),    tpbench::find_program("offcputime"),
-               tpbench::find_program("biolatency"), tpbench::find_program("bitesize"),
-               tpbench::find_program("biopattern"), tpbench::find_program("hardirqs"),
-               tpbench::find_program("softirqs"),   tpbench::find_program("tcpstates"),
-               tpbench::find_program("tcplife")};
+               tpbench::libbpf_tool("syscount"),   tpbench::libbpf_tool("runqlat"),
+               tpbench::libbpf_tool("cpudist"),    tpbench::libbpf_tool("offcputime"),
+               tpbench::libbpf_tool("biolatency"), tpbench::libbpf_tool("bitesize"),
+               tpbench::libbpf_tool("biopattern"), tpbench::libbpf_tool("hardirqs"),
+               tpbench::libbpf_tool("softirqs"),   tpbench::libbpf_tool("tcpstates"),
+               tpbench::libbpf_tool("tcplife")};
     std::string machine = machine_description(), date = now_utc();
     fmt::print("## tpbench {} — {}\n\n{}\n", cfg.smoke ? "smoke" : "full", date, machine);
     Report report(cfg);
@@ -1410,6 +1479,10 @@ int run_all(const Config& cfg)
             double attach_ms = nan_value;
             if (tpbench::wait_attached(proc, c.programs, 60s, attached))
                 attach_ms = std::chrono::duration<double, std::milli>(proc.age()).count();
+            if (c.interrupt) {
+                std::this_thread::sleep_for(std::chrono::duration<double>(c.seconds));
+                proc.signal(SIGINT);
+            }
             out.append_until_eof(out_pipe[0]);
             close(out_pipe[0]);
             double eof_ms = std::chrono::duration<double, std::milli>(proc.age()).count() -

@@ -13,8 +13,6 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -805,24 +803,6 @@ void share_map(bpf_map* from, bpf_map* into)
     if (int err = bpf_map__reuse_fd(into, bpf_map__fd(from)))
         throw_libbpf_error(Exit::kernel_refused,
                            fmt::format("cannot share map {}", bpf_map__name(from)), err);
-}
-
-void detach_all(std::vector<Link>& links)
-{
-    constexpr std::size_t max_threads = 64;
-    std::size_t threads = std::min(max_threads, links.size() / 4);
-    if (threads > 1) {
-        std::atomic<std::size_t> next{0};
-        std::vector<std::thread> workers;
-        for (std::size_t t = 0; t < threads; t++)
-            workers.emplace_back([&] {
-                for (std::size_t i; (i = next++) < links.size();)
-                    links[i].reset();
-            });
-        for (auto& w : workers)
-            w.join();
-    }
-    links.clear();
 }
 
 namespace {

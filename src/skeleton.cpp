@@ -7,9 +7,13 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace tpkit {
 namespace {
@@ -72,6 +76,37 @@ void note_attached_programs(const bpf_object* obj)
             note_traced(fmt::format("rawtracepoint:{}", target));
         }
     }
+}
+
+void detach_all(std::vector<Link>& links)
+{
+    constexpr std::size_t max_threads = 64;
+    std::size_t threads = std::min(max_threads, links.size());
+    if (threads > 1) {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < threads; t++)
+            workers.emplace_back([&] {
+                for (std::size_t i; (i = next++) < links.size();)
+                    links[i].reset();
+            });
+        for (auto& w : workers)
+            w.join();
+    }
+    links.clear();
+}
+
+void detach_skeleton(bpf_object_skeleton* skeleton)
+{
+    std::vector<Link> links;
+    for (int i = 0; i < skeleton->prog_cnt; i++) {
+        bpf_link** link = skeleton->progs[i].link;
+        if (link && *link) {
+            links.emplace_back(*link, &bpf_link__destroy);
+            *link = nullptr; // the skeleton's own destroy then skips it
+        }
+    }
+    detach_all(links);
 }
 
 bool kernel_has_raw_tracepoint(const std::string& event)

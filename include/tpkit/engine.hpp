@@ -223,10 +223,6 @@ void share_map(bpf_map* from, bpf_map* into);
 // From this many events on, attaching takes long enough to say so on stderr.
 inline constexpr std::size_t many_events = 50;
 
-// Detaches every link, many at a time: each tracepoint detach waits for an RCU grace period
-// (tens of milliseconds), and waits that overlap share one.
-void detach_all(std::vector<Link>& links);
-
 // Raises the soft limit on open files to what `events` instances of OBJ need once loaded and
 // attached, counted from OBJ as opened and configured (maps created, programs loaded, a perf
 // event and a link per program, a perf event per CPU for a perf buffer). Call it before

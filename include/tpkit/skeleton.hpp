@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tpkit {
 
@@ -29,6 +30,10 @@ void require_tracefs_for(const bpf_object* obj);
 
 // note_traced() for each autoloaded program of OBJ that its section attaches.
 void note_attached_programs(const bpf_object* obj);
+
+// Detaches the links a skeleton attached, all at once (detach_all): its own destroy would detach
+// them one after another.
+void detach_skeleton(bpf_object_skeleton* skeleton);
 
 template <class Skel>
 class Skeleton {
@@ -65,7 +70,13 @@ public:
     Skel* get() const noexcept { return skel_.get(); }
 
 private:
-    Skeleton(Skel* raw, std::string what) : skel_(raw, &Skel::destroy), what_(std::move(what)) {}
+    Skeleton(Skel* raw, std::string what) : skel_(raw, &destroy), what_(std::move(what)) {}
+
+    static void destroy(Skel* skel)
+    {
+        detach_skeleton(skel->skeleton);
+        Skel::destroy(skel);
+    }
 
     std::unique_ptr<Skel, void (*)(Skel*)> skel_;
     std::string what_;
@@ -73,6 +84,10 @@ private:
 
 // Owns one bpf_link (for programs attached at run time, e.g. to a tracepoint chosen by name).
 using Link = std::unique_ptr<bpf_link, int (*)(bpf_link*)>;
+
+// Detaches every link, all at once: each classic tracepoint's detach waits for RCU grace periods
+// (tens of milliseconds), and waits that overlap share them.
+void detach_all(std::vector<Link>& links);
 
 // Attaches prog to the classic tracepoint sys:event. Unknown event → Error(unknown_target).
 Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::string& event);
