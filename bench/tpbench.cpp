@@ -1184,14 +1184,6 @@ public:
                 t.push_back({fmt::format("{}: fixed cost to EOF ≤ libbpf-tools runqlat's to exit", id),
                              fmt::format("{:.1f} vs {:.1f} ms", eof, ref->second), eof <= ref->second});
             }
-        // Every tool's peak RSS against libbpf-tools' same tool, where it runs here.
-        for (const auto& [id, rss] : rss_mib_) {
-            auto peer = rss_mib_.find("libbpf-" + id);
-            if (peer == rss_mib_.end() || !std::isfinite(rss) || !std::isfinite(peer->second))
-                continue;
-            t.push_back({fmt::format("{}: peak RSS ≤ libbpf-tools {}'s", id, id),
-                         fmt::format("{:.1f} vs {:.1f} MiB", rss, peer->second), rss <= peer->second});
-        }
         ratio_target("read-stream", "tpsnoop", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-classic", "floor-ring", 1.2);
         ratio_target("read-stream", "tpsnoop-perf", "floor-perf", 1.2);
@@ -1261,8 +1253,12 @@ public:
             bpf_target("block-" + name, "blockio", name, "libbpf-" + name, 1.0);
         for (std::string name : {"softirqs", "tcpstates", "tcplife"})
             bpf_target("tcp-" + name, "connect", name, "libbpf-" + name, 1.0);
-        for (std::string name :
-             {"syscount", "runqlat", "cpudist", "offcputime", "biolatency", "hardirqs", "softirqs"})
+        // Every tool that libbpf-tools also has, where theirs runs here.
+        std::vector<std::string> with_peers;
+        for (const auto& [id, ms] : fixed_ms_)
+            if (fixed_ms_.contains("libbpf-" + id))
+                with_peers.push_back(id);
+        for (const std::string& name : with_peers)
             for (const auto& [what, figures, unit] : {std::tuple{"fixed cost", &fixed_ms_, "ms"},
                                                       std::tuple{"peak RSS", &rss_mib_, "MiB"}}) {
                 Target x{fmt::format("{}: {} ≤ libbpf-tools {}'s", name, what, name),

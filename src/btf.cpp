@@ -153,17 +153,31 @@ Btf::Btf(struct btf* btf, std::string source) : btf_(btf), source_(std::move(sou
 {
     static std::atomic<std::uint64_t> next_serial{1};
     serial_ = next_serial++;
-    std::uint32_t count = btf__type_cnt(btf_);
-    for (std::uint32_t id = 1; id < count; ++id) {
-        const btf_type* t = btf__type_by_id(btf_, id);
-        if (t->name_off)
-            by_name_.emplace(btf__name_by_offset(btf_, t->name_off), id);
+}
+
+const std::multimap<std::string, std::uint32_t, std::less<>>& Btf::by_name() const
+{
+    if (!indexed_) {
+        std::uint32_t count = btf__type_cnt(btf_);
+        for (std::uint32_t id = 1; id < count; ++id) {
+            const btf_type* t = btf__type_by_id(btf_, id);
+            if (t->name_off)
+                by_name_.emplace(btf__name_by_offset(btf_, t->name_off), id);
+        }
+        indexed_ = true;
     }
+    return by_name_;
 }
 
 std::uint32_t Btf::find(std::string_view name, int kind) const
 {
-    auto [first, last] = by_name_.equal_range(name);
+    constexpr unsigned scans_before_index = 8;
+    if (!indexed_ && scans_ < scans_before_index) {
+        scans_++;
+        std::int32_t id = btf__find_by_name_kind(btf_, std::string(name).c_str(), static_cast<std::uint32_t>(kind));
+        return id > 0 ? static_cast<std::uint32_t>(id) : 0;
+    }
+    auto [first, last] = by_name().equal_range(name);
     for (auto it = first; it != last; ++it)
         if (btf_kind(btf__type_by_id(btf_, it->second)) == kind)
             return it->second;
@@ -172,7 +186,7 @@ std::uint32_t Btf::find(std::string_view name, int kind) const
 
 Btf::Btf(Btf&& other) noexcept
     : btf_(other.btf_), source_(std::move(other.source_)), serial_(other.serial_),
-      by_name_(std::move(other.by_name_))
+      by_name_(std::move(other.by_name_)), indexed_(other.indexed_), scans_(other.scans_)
 {
     other.btf_ = nullptr;
 }
@@ -185,6 +199,8 @@ Btf& Btf::operator=(Btf&& other) noexcept
         source_ = std::move(other.source_);
         serial_ = other.serial_;
         by_name_ = std::move(other.by_name_);
+        indexed_ = other.indexed_;
+        scans_ = other.scans_;
         other.btf_ = nullptr;
     }
     return *this;
@@ -262,8 +278,9 @@ std::map<std::string, std::int64_t, std::less<>> Btf::enumerators() const
 std::vector<std::string> Btf::struct_names(std::string_view prefix) const
 {
     std::vector<std::string> names;
-    for (auto it = by_name_.lower_bound(prefix);
-         it != by_name_.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it)
+    const auto& index = by_name();
+    for (auto it = index.lower_bound(prefix);
+         it != index.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix; ++it)
         if (btf_is_struct(btf__type_by_id(btf_, it->second)))
             names.push_back(it->first);
     return names;

@@ -99,11 +99,13 @@ int main(int argc, char** argv)
 
     auto configure = [&](tcpretrans_bpf& skel) { tpkit::apply_inet_filter(skel, filter); };
     return tpkit::run_tool(cli.name(), [&] {
-        const tpkit::Btf btf = tpkit::Btf::load_vmlinux();
-        for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
-            if (!btf.typedef_proto_params(std::string("btf_trace_") + event))
-                throw tpkit::Error(tpkit::Exit::unknown_target,
-                                   fmt::format("this kernel has no tcp:{} tracepoint", event));
+        {
+            const tpkit::Btf btf = tpkit::Btf::load_vmlinux(); // freed before the programs load
+            for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
+                if (!btf.typedef_proto_params(std::string("btf_trace_") + event))
+                    throw tpkit::Error(tpkit::Exit::unknown_target,
+                                       fmt::format("this kernel has no tcp:{} tracepoint", event));
+        }
         if (!count) {
             tpkit::run_stream<tcpretrans_bpf, Event>(cli, columns(sequence), configure);
             return;
