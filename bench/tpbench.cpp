@@ -656,7 +656,8 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
                                         "tracepoint", floor, {"hist-tp"}, 1, Counting::none));
     auto enter_events = syscall_enter_events();
     for (std::size_t n : {std::size_t(1), std::size_t(10), std::size_t(100), enter_events.size()}) {
-        if (n > enter_events.size())
+        // The smoke run leaves out the classic 100 and all: ~14 s to detach 360 tracepoints.
+        if (n > enter_events.size() || (cfg.smoke && n > 10))
             continue;
         std::vector<std::string> events(enter_events.begin(), enter_events.begin() + n);
         std::string count = n == enter_events.size() ? "all" : std::to_string(n);
@@ -1753,6 +1754,8 @@ int run_all(const Config& cfg)
 
     progress("fixed cost");
     auto fixed = fixed_contenders(cfg, p);
+    if (cfg.smoke) // as in glob-scale: no ~14 s detach of hundreds of classic tracepoints
+        std::erase_if(fixed, [](const FixedContender& c) { return c.programs > 10; });
     report.fixed(fixed, run_fixed(fixed, cfg.runs("fixed") ? cfg.rounds : 0, failures));
     report.targets();
     report.write_json(machine, date);
@@ -1813,7 +1816,7 @@ int main(int argc, char** argv)
         cfg.drop_ops = 100'000;
         cfg.slow_drop_ops = 10'000;
         cfg.fixed_seconds = 0.2;
-        cfg.rates = {{50'000}, {100'000, 2}};
+        cfg.rates = {{50'000, 2}};
         cfg.fork_rates = {{500}};
         cfg.rate_seconds = 0.1;
         cfg.key_counts = {10, 20'000};
