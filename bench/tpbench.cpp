@@ -233,6 +233,14 @@ void count_events(const Contender& c, const MemFile& out, const MemFile& err, Ru
         });
         break;
     }
+    // A tpkit streamer whose stdout is not read keeps reading its buffer and drops the output
+    // past its backlog, counted on stderr: accounted for, not delivered.
+    if (c.counting == Counting::tpkit_json)
+        err.for_each_line([&](std::string_view line) {
+            if (line.find(" lines of output not written") != std::string_view::npos)
+                if (auto colon = line.find(": "); colon != std::string_view::npos)
+                    lost += number_after(line.substr(colon + 2), "").value_or(0);
+        });
     run.delivered = delivered;
     run.lost = lost;
     err.for_each_line([&](std::string_view line) {
