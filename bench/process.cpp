@@ -324,8 +324,29 @@ std::optional<Usage> usage_of(pid_t pid)
     if (!usage)
         return std::nullopt;
     std::error_code ec;
-    for (fs::directory_iterator it(proc + "/fd", ec), end; !ec && it != end; it.increment(ec))
+    std::map<std::uint64_t, double> map_bytes; // by map id: a map shared by several fds once
+    for (fs::directory_iterator it(proc + "/fd", ec), end; !ec && it != end; it.increment(ec)) {
         usage->fds++;
+        std::ifstream info(proc + "/fdinfo/" + it->path().filename().string());
+        double memlock = 0;
+        std::optional<std::uint64_t> id;
+        for (std::string line; std::getline(info, line);) {
+            if (line.rfind("memlock:", 0) == 0)
+                memlock = std::strtod(line.c_str() + 8, nullptr);
+            else if (line.rfind("map_id:", 0) == 0)
+                id = std::strtoull(line.c_str() + 7, nullptr, 10);
+        }
+        if (id)
+            map_bytes[*id] = memlock;
+    }
+    for (const auto& [id, bytes] : map_bytes)
+        usage->map_mib += bytes / (1024 * 1024);
+    for (fs::directory_iterator it(proc + "/task", ec), end; !ec && it != end; it.increment(ec)) {
+        std::ifstream schedstat(it->path() / "schedstat");
+        std::uint64_t on_cpu_ns = 0;
+        if (schedstat >> on_cpu_ns)
+            usage->cpu_ns += on_cpu_ns;
+    }
     return usage;
 }
 

@@ -113,10 +113,14 @@ private:
     int fd_;
 };
 
-// What a running process holds now: resident memory (VmRSS) and open descriptors.
+// What a running process holds now: resident memory (VmRSS), open descriptors, the CPU time
+// its threads have had (schedstat: ns, not the 10 ms ticks of /proc/PID/stat) and the kernel
+// memory of the BPF maps it holds open (the memlock of their fdinfo).
 struct Usage {
     double rss_mib = 0;
     std::size_t fds = 0;
+    std::uint64_t cpu_ns = 0;
+    double map_mib = 0;
 };
 std::optional<Usage> usage_of(pid_t pid); // nothing when it is gone
 

@@ -8,8 +8,19 @@
  * network namespace (ten TCP state changes each: for the TCP tools), timed in-process. It first waits for SIGUSR1 (sigwaitinfo: no read() of its
  * own before the measured loop), so a tracer attached in between sees exactly N events from this
  * process. --rate paces the calls evenly (busy wait on the vDSO clock, no syscalls in between).
+ * `open` is N openat() of /dev/null and its close().
  *
- *   tpbench-work read|fork|syscall|switch|blockio|connect N [--rate PER_SECOND] [--no-wait]
+ * For the scale benchmarks:
+ *   --keys K     read() N times from /dev/null with sizes cycling over 1..K: K distinct values of
+ *                the `count` field (a read of /dev/null copies nothing: a read costs the same
+ *                whatever its size);
+ *   --procs P    the N operations made by P child processes (P distinct pids), named
+ *                "tpbk<this PID>" so that a tracer can pick them out with --comm;
+ *   --threads P  the N operations made by P threads of this process (-p PID still sees them
+ *                all), each at RATE / P: producers on every CPU.
+ *
+ *   tpbench-work read|fork|syscall|switch|blockio|connect|open N [--rate PER_SECOND] [--no-wait]
+ *                [--keys K] [--procs P | --threads P]
  *
  * Prints one line: "ops=N ns_per_op=X chunk_median_ns_per_op=Z elapsed_ns=Y". The calls are
  * timed in chunks too (about 100 per run); the median chunk leaves out the moments another task
@@ -29,7 +40,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,13 +204,15 @@ static int connect_once(int listener, const struct sockaddr_in *address)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tpbench-work read|fork|syscall|switch|blockio|connect N [--rate PER_SECOND] [--no-wait]\n");
+	fprintf(stderr, "usage: tpbench-work read|fork|syscall|switch|blockio|connect|open N "
+			"[--rate PER_SECOND] [--no-wait] [--keys K] [--procs P | --threads P]\n");
 	exit(2);
 }
 
-enum workload { READ, FORK, SYSCALL, SWITCH, BLOCKIO, CONNECT };
+enum workload { READ, FORK, SYSCALL, SWITCH, BLOCKIO, CONNECT, OPEN };
 
-static const char *const workload_names[] = {"read", "fork", "syscall", "switch", "blockio", "connect"};
+static const char *const workload_names[] = {"read", "fork", "syscall", "switch", "blockio", "connect",
+					     "open"};
 
 /* What the operations work on, made before the measured loop. */
 struct workload_state {
@@ -206,6 +221,7 @@ struct workload_state {
 	int to_echo[2], from_echo[2];
 	pid_t echo;
 	struct sockaddr_in listening;
+	uint64_t keys; /* read(): sizes 1..keys from /dev/null; 0: 1..4096 from /dev/zero */
 };
 
 static int prepare(struct workload_state *w)
@@ -221,9 +237,9 @@ static int prepare(struct workload_state *w)
 		w->fd = start_listener(&w->listening);
 		return w->fd < 0;
 	case READ:
-		w->fd = open("/dev/zero", O_RDONLY);
+		w->fd = open(w->keys ? "/dev/null" : "/dev/zero", O_RDONLY);
 		if (w->fd < 0)
-			perror("tpbench-work: /dev/zero");
+			perror("tpbench-work: open");
 		return w->fd < 0;
 	default:
 		return 0;
@@ -257,7 +273,25 @@ static int operate(struct workload_state *w, uint64_t i)
 		return read_block(w->fd, i);
 	case CONNECT:
 		return connect_once(w->fd, &w->listening);
+	case OPEN: {
+		int fd = openat(AT_FDCWD, "/dev/null", O_RDONLY);
+
+		if (fd < 0) {
+			perror("tpbench-work: openat");
+			return 1;
+		}
+		close(fd);
+		return 0;
+	}
 	case READ:
+		if (w->keys) {
+			/* /dev/null reads nothing and checks no more than the buffer's address. */
+			if (read(w->fd, buf, 1 + i % w->keys) != 0) {
+				perror("tpbench-work: read");
+				return 1;
+			}
+			return 0;
+		}
 		/* 1..4096 bytes, spread over every log2 bucket of the histograms. */
 		size = 1 + ((i * 2654435761u) >> 7) % 4096;
 		if (read(w->fd, buf, size) != (ssize_t)size) {
@@ -269,11 +303,139 @@ static int operate(struct workload_state *w, uint64_t i)
 	return 1;
 }
 
+/* The operations first, first + step, first + 2 step… below n, each not before its turn of an even
+ * schedule of interval_ns from start (none: at full speed); non-zero when one failed. */
+static int operate_share(struct workload_state *w, uint64_t first, uint64_t step, uint64_t n,
+			 uint64_t start, uint64_t interval_ns)
+{
+	for (uint64_t i = first; i < n; i += step) {
+		if (interval_ns) {
+			uint64_t due = start + i * interval_ns;
+
+			while (now_ns() < due)
+				;
+		}
+		if (operate(w, i))
+			return 1;
+	}
+	return 0;
+}
+
+/* --threads: every producer thread waits at the barrier for the start, then makes its share. */
+struct producer {
+	pthread_t thread;
+	struct workload_state *w;
+	uint64_t first, step, n, interval_ns;
+	pthread_barrier_t *go;
+	const uint64_t *start;
+	int failed;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+
+	pthread_barrier_wait(p->go);
+	p->failed = operate_share(p->w, p->first, p->step, p->n, *p->start, p->interval_ns);
+	return NULL;
+}
+
+static void print_result(uint64_t n, uint64_t elapsed, double chunk_median)
+{
+	printf("ops=%llu ns_per_op=%.2f chunk_median_ns_per_op=%.2f elapsed_ns=%llu\n",
+	       (unsigned long long)n, n ? (double)elapsed / (double)n : 0.0, chunk_median,
+	       (unsigned long long)elapsed);
+}
+
+static void wait_for_go(int wait_for_start, const sigset_t *usr1)
+{
+	if (!wait_for_start)
+		return;
+	/* Tell the harness we are blocked and ready. */
+	kill(getppid(), SIGUSR2);
+	while (sigwaitinfo(usr1, NULL) < 0 && errno == EINTR)
+		;
+}
+
+/* --procs and --threads: P producers share the N operations; the figure is the mean over the
+ * whole run (no chunks: the producers run side by side). */
+static int run_producers(struct workload_state *w, uint64_t n, uint64_t interval_ns, int procs,
+			 int threads, int wait_for_start, const sigset_t *usr1)
+{
+	uint64_t start = 0;
+	int failed = 0;
+
+	if (procs) {
+		pid_t *children = calloc((size_t)procs, sizeof(*children));
+		char name[16];
+
+		if (!children)
+			return 1;
+		snprintf(name, sizeof(name), "tpbk%d", (int)getpid());
+		for (int p = 0; p < procs; p++) {
+			children[p] = fork();
+			if (children[p] < 0) {
+				perror("tpbench-work: fork");
+				return 1;
+			}
+			if (children[p] == 0) {
+				/* SIGUSR1 is blocked (inherited): a signal sent before this waits. */
+				prctl(PR_SET_NAME, name);
+				while (sigwaitinfo(usr1, NULL) < 0 && errno == EINTR)
+					;
+				_exit(operate_share(w, (uint64_t)p, (uint64_t)procs, n, now_ns(),
+						    interval_ns) ? 1 : 0);
+			}
+		}
+		wait_for_go(wait_for_start, usr1);
+		start = now_ns();
+		for (int p = 0; p < procs; p++)
+			kill(children[p], SIGUSR1);
+		for (int p = 0; p < procs; p++) {
+			int status;
+
+			if (waitpid(children[p], &status, 0) != children[p] || !WIFEXITED(status) ||
+			    WEXITSTATUS(status))
+				failed = 1;
+		}
+		free(children);
+	} else {
+		struct producer *producers = calloc((size_t)threads, sizeof(*producers));
+		pthread_barrier_t go;
+
+		if (!producers || pthread_barrier_init(&go, NULL, (unsigned)threads + 1))
+			return 1;
+		for (int t = 0; t < threads; t++) {
+			producers[t] = (struct producer){.w = w, .first = (uint64_t)t, .step = (uint64_t)threads,
+							 .n = n, .interval_ns = interval_ns, .go = &go,
+							 .start = &start};
+			if (pthread_create(&producers[t].thread, NULL, produce, &producers[t])) {
+				fprintf(stderr, "tpbench-work: cannot start a thread\n");
+				return 1;
+			}
+		}
+		wait_for_go(wait_for_start, usr1);
+		start = now_ns();
+		pthread_barrier_wait(&go);
+		for (int t = 0; t < threads; t++) {
+			pthread_join(producers[t].thread, NULL);
+			failed |= producers[t].failed;
+		}
+		free(producers);
+	}
+	uint64_t elapsed = now_ns() - start;
+
+	if (failed)
+		return 1;
+	print_result(n, elapsed, n ? (double)elapsed / (double)n : 0.0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct workload_state w = {.fd = -1, .to_echo = {-1, -1}, .from_echo = {-1, -1}, .echo = -1};
 	uint64_t n, rate = 0, start, end, interval_ns = 0;
-	int wait_for_start = 1, known = 0;
+	int wait_for_start = 1, known = 0, procs = 0, threads = 0;
 	sigset_t set;
 
 	if (argc < 3)
@@ -291,9 +453,19 @@ int main(int argc, char **argv)
 			rate = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-wait"))
 			wait_for_start = 0;
+		else if (!strcmp(argv[i], "--keys") && i + 1 < argc)
+			w.keys = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--procs") && i + 1 < argc)
+			procs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			threads = atoi(argv[++i]);
 		else
 			usage();
 	}
+	/* Producers side by side only for operations that need nothing of their own. */
+	if (procs < 0 || threads < 0 || (procs && threads) || (w.keys && w.kind != READ) ||
+	    ((procs || threads) && w.kind != READ && w.kind != FORK && w.kind != SYSCALL && w.kind != OPEN))
+		usage();
 	if (rate)
 		interval_ns = 1000000000u / rate;
 	if (prepare(&w))
@@ -304,15 +476,13 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0, warmup = n / 10 < warmup_cap ? n / 10 : warmup_cap; i < warmup; i++)
 		if (operate(&w, i))
 			return 1;
-	if (wait_for_start) {
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (wait_for_start || procs)
 		sigprocmask(SIG_BLOCK, &set, NULL);
-		/* Tell the harness we are blocked and ready. */
-		kill(getppid(), SIGUSR2);
-		while (sigwaitinfo(&set, NULL) < 0 && errno == EINTR)
-			;
-	}
+	if (procs || threads)
+		return run_producers(&w, n, interval_ns, procs, threads, wait_for_start, &set);
+	wait_for_go(wait_for_start, &set);
 
 	uint64_t chunk = n / 100 ? n / 100 : 1, chunks = 0, chunk_start;
 	double *chunk_ns = calloc(n / chunk + 1, sizeof(*chunk_ns));
@@ -344,8 +514,6 @@ int main(int argc, char **argv)
 		waitpid(w.echo, NULL, 0);
 	}
 	qsort(chunk_ns, chunks, sizeof(*chunk_ns), compare_doubles);
-	printf("ops=%llu ns_per_op=%.2f chunk_median_ns_per_op=%.2f elapsed_ns=%llu\n",
-	       (unsigned long long)n, n ? (double)(end - start) / (double)n : 0.0,
-	       chunks ? chunk_ns[chunks / 2] : 0.0, (unsigned long long)(end - start));
+	print_result(n, end - start, chunks ? chunk_ns[chunks / 2] : 0.0);
 	return 0;
 }

@@ -458,8 +458,10 @@ void run_stream(EventReader& reader, StopSignal& stop)
         reader.poll(batch);
         out.write_available();
     }
-    if (!out.backlogged())
-        reader.poll(std::chrono::milliseconds(0));
+    // What the buffer still holds is read whatever the backlog: the output keeps what it may
+    // and counts the rest as lines not written, so that no event goes unaccounted for.
+    reader.poll(std::chrono::milliseconds(0));
+    out.write_available();
 }
 
 void report_lost(std::string_view tool, std::uint64_t lost, bool json)

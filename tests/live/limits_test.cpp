@@ -107,13 +107,19 @@ TEST(MapMemory, RefusedBeforeAnyMapIsCreated)
     EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
 }
 
-TEST(BlockedStdout, SignalStopsTpsnoopAndEveryEventIsAccountedFor)
+namespace {
+
+// tpsnoop (with `options`) streaming 20,000 getppid() calls into a stdout that is not read until
+// it exits: every call is a line written, a lost event or a line counted as not written,
+// including the events still in the ring or perf buffer when the stop signal comes.
+void expect_blocked_stdout_accounts_for_every_event(const std::vector<std::string>& options)
 {
-    TPKIT_REQUIRE_LIVE();
     constexpr std::uint64_t calls = 20000;
     Caller caller(calls);
-    ToolRun tool({tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_getppid", "-p",
-                  std::to_string(caller.pid())});
+    std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_getppid",
+                                  "-p", std::to_string(caller.pid())};
+    argv.insert(argv.end(), options.begin(), options.end());
+    ToolRun tool(argv);
     tool.shrink_stdout_pipe();
     ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
     caller.go();
@@ -127,6 +133,21 @@ TEST(BlockedStdout, SignalStopsTpsnoopAndEveryEventIsAccountedFor)
     EXPECT_GT(unwritten + lost, 0u) << tool.stderr_text();
     EXPECT_EQ(written + lost + unwritten, calls) << tool.stderr_text();
     EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
+}
+
+} // namespace
+
+TEST(BlockedStdout, SignalStopsTpsnoopAndEveryEventIsAccountedFor)
+{
+    TPKIT_REQUIRE_LIVE();
+    expect_blocked_stdout_accounts_for_every_event({});
+}
+
+// A perf buffer (64 pages per CPU) still holds ~2,500 of these events when the stop comes.
+TEST(BlockedStdout, SignalStopsTpsnoopPerfBufferAndEveryEventIsAccountedFor)
+{
+    TPKIT_REQUIRE_LIVE();
+    expect_blocked_stdout_accounts_for_every_event({"--perf-buffer"});
 }
 
 TEST(BlockedStdout, SignalStopsIntervalOutput)
