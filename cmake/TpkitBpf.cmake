@@ -3,8 +3,9 @@
 #
 # Compiles one BPF C file with clang for the BPF target and turns the object into a libbpf
 # skeleton with `bpftool gen skeleton`. Creates the INTERFACE target <name>_skel: link it to get
-# <name>.skel.h on the include path and libbpf (tpkit::libbpf) on the link line. Header dependencies of the BPF
-# source are tracked through a depfile, so editing a shared BPF header rebuilds the skeleton.
+# <name>.skel.h on the include path and libbpf (tpkit::libbpf) on the link line. Header
+# dependencies of the BPF source are tracked through a depfile, so editing a shared BPF header
+# rebuilds the skeleton.
 #
 # Used by tpkit's own build and, from the installed package, by embedders.
 include_guard(GLOBAL)
