@@ -3,8 +3,9 @@
 #
 # Compiles one BPF C file with clang for the BPF target and turns the object into a libbpf
 # skeleton with `bpftool gen skeleton`. Creates the INTERFACE target <name>_skel: link it to get
-# <name>.skel.h on the include path and libbpf on the link line. Header dependencies of the BPF
-# source are tracked through a depfile, so editing a shared BPF header rebuilds the skeleton.
+# <name>.skel.h on the include path and libbpf (tpkit::libbpf) on the link line. Header
+# dependencies of the BPF source are tracked through a depfile, so editing a shared BPF header
+# rebuilds the skeleton.
 #
 # Used by tpkit's own build and, from the installed package, by embedders.
 include_guard(GLOBAL)
@@ -16,6 +17,18 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(TPKIT_LIBBPF REQUIRED IMPORTED_TARGET libbpf)
 # libtpkit's symbolizer reads ELF symbol tables (symbols.hpp).
 pkg_check_modules(TPKIT_LIBELF REQUIRED IMPORTED_TARGET libelf)
+pkg_check_modules(TPKIT_ZLIB REQUIRED IMPORTED_TARGET zlib)
+# tpkit::libbpf: libbpf linked statically, as libbpf-tools link it (libelf and zlib stay
+# shared): only the parts a tool calls are in its binary, where libbpf.so kept 300 kB of its own
+# pages resident in every tool (bench/BENCHMARKS.md, "Where the peak RSS goes").
+find_library(TPKIT_LIBBPF_ARCHIVE NAMES libbpf.a PATHS "${TPKIT_LIBBPF_LIBDIR}" NO_DEFAULT_PATH
+             REQUIRED)
+if(NOT TARGET tpkit::libbpf)
+  add_library(tpkit::libbpf INTERFACE IMPORTED)
+  target_include_directories(tpkit::libbpf INTERFACE ${TPKIT_LIBBPF_INCLUDE_DIRS})
+  target_link_libraries(tpkit::libbpf INTERFACE "${TPKIT_LIBBPF_ARCHIVE}" PkgConfig::TPKIT_LIBELF
+                        PkgConfig::TPKIT_ZLIB)
+endif()
 # tpsnoop prints events as the kernel does through libtraceevent (kernel_text.hpp).
 pkg_check_modules(TPKIT_LIBTRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent)
 # libtpkit drops capabilities once attached (privileges.hpp).
@@ -78,5 +91,5 @@ function(tpkit_bpf_skeleton name)
   add_library(${name}_skel INTERFACE)
   add_dependencies(${name}_skel ${name}_skel_gen)
   target_include_directories(${name}_skel INTERFACE "${out_dir}")
-  target_link_libraries(${name}_skel INTERFACE PkgConfig::TPKIT_LIBBPF)
+  target_link_libraries(${name}_skel INTERFACE tpkit::libbpf)
 endfunction()

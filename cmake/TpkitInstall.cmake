@@ -45,7 +45,7 @@ foreach(tool IN LISTS TPKIT_TOOLS)
     set_target_properties(tpkit_installed_${tool}_skel PROPERTIES EXPORT_NAME ${tool}_skel)
     target_include_directories(tpkit_installed_${tool}_skel INTERFACE
       $<INSTALL_INTERFACE:${TPKIT_INSTALL_SKELDIR}>)
-    target_link_libraries(tpkit_installed_${tool}_skel INTERFACE PkgConfig::TPKIT_LIBBPF)
+    target_link_libraries(tpkit_installed_${tool}_skel INTERFACE tpkit::libbpf)
     install(TARGETS tpkit_installed_${tool}_skel EXPORT tpkitTargets COMPONENT dev)
   endif()
 endforeach()
