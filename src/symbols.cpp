@@ -176,6 +176,13 @@ KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
     });
 }
 
+KernelSymbolsInBackground::KernelSymbolsInBackground()
+    : reading_(std::async(std::launch::async, [] { return KernelSymbols(); }))
+{
+}
+
+KernelSymbols KernelSymbolsInBackground::take() { return reading_.get(); }
+
 std::optional<Symbol> KernelSymbols::find(std::uint64_t address) const
 {
     auto it = first_at_or_before(entries_.begin(), entries_.end(), address,

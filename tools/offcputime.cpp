@@ -172,10 +172,15 @@ void run(const Options& options, tpkit::CommonOptions common)
     tpkit::MissedWatch missed("offcputime", skel->maps.tpkit_missed,
                               fmt::format("more than {} threads blocked at once, or thread "
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
+    std::optional<tpkit::KernelSymbolsInBackground> first_reading(std::in_place);
     tpkit::StopSignal stop(common.duration);
     tpkit::run_intervals(common, stop, [&] {
         StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
                                    OFFCPUTIME_NO_STACK, options.offsets);
+        if (first_reading) {
+            symbolizer.read_kernel_symbols_from(std::move(*first_reading));
+            first_reading.reset();
+        }
         print(collect(*skel, symbolizer), options, common, out);
         if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
             out.print("{}\n", tpkit::JsonObject()

@@ -30,8 +30,12 @@ public:
     void load_kernel_symbols()
     {
         if (!kernel_)
-            kernel_.emplace();
+            kernel_.emplace(reading_ ? reading_->take() : tpkit::KernelSymbols());
     }
+
+    // Kernel symbols from a reading started earlier (a tool that keeps its capabilities starts
+    // it when it attaches, so that it is done by the time the stacks print).
+    void read_kernel_symbols_from(tpkit::KernelSymbolsInBackground reading) { reading_.emplace(std::move(reading)); }
 
     std::vector<std::string> kernel(int id)
     {
@@ -90,6 +94,7 @@ private:
     int no_stack_;
     bool offsets_;
     std::optional<tpkit::KernelSymbols> kernel_; // read at the first kernel frame
+    std::optional<tpkit::KernelSymbolsInBackground> reading_;
     tpkit::UserSymbols user_;
     std::uint64_t missed_ = 0;
 };

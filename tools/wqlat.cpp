@@ -38,12 +38,13 @@ struct Options {
 
 // The histograms since the previous call, one per work function, by name.
 tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed,
-                       std::optional<tpkit::KernelSymbols>& ksyms)
+                       std::optional<tpkit::KernelSymbols>& ksyms,
+                       std::optional<tpkit::KernelSymbolsInBackground>& kallsyms_reading)
 {
     auto entries = hists.drain();
     missed.report();
     if (!entries.empty() && !ksyms)
-        ksyms.emplace();
+        ksyms.emplace(kallsyms_reading ? kallsyms_reading->take() : tpkit::KernelSymbols());
     std::vector<std::pair<std::string, tpkit::Histogram>> named;
     for (const auto& entry : entries) {
         const auto key = entry.key_as<wqlat_key>();
@@ -81,6 +82,7 @@ std::vector<std::uint64_t> function_addresses(const std::string& name, const tpk
 void run(const Options& options, const tpkit::CommonOptions& common)
 {
     std::optional<tpkit::KernelSymbols> ksyms;
+    std::optional<tpkit::KernelSymbolsInBackground> kallsyms_reading; // names the functions at print
     auto skel = tpkit::Skeleton<wqlat_bpf>::open("wqlat");
     tpkit::apply_task_filters(*skel, common);
     skel->rodata->milliseconds = options.milliseconds;
@@ -88,6 +90,8 @@ void run(const Options& options, const tpkit::CommonOptions& common)
         auto addresses = function_addresses(options.function, ksyms.emplace());
         std::copy(addresses.begin(), addresses.end(), skel->rodata->target_functions);
         skel->rodata->target_function_count = static_cast<std::uint32_t>(addresses.size());
+    } else {
+        kallsyms_reading.emplace();
     }
     tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
     hists.set_max_entries(max_functions);
@@ -99,7 +103,7 @@ void run(const Options& options, const tpkit::CommonOptions& common)
         fmt::format("more than {} work items queued at once, or {} work functions in an interval",
                     TPKIT_TIMING_MAX_ENTRIES, max_functions));
     tpkit::StopSignal stop(common.duration);
-    tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed, ksyms); });
+    tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed, ksyms, kallsyms_reading); });
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,19 @@ private:
     };
     std::vector<Entry> entries_;
     std::string names_;
+};
+
+// /proc/kallsyms read on a thread of its own from construction on (the kernel takes tens of
+// milliseconds to list it), for a tool that needs it only to print: take() waits for it, and
+// throws what reading it threw. The thread keeps the capabilities the tool had when it started:
+// start it before dropping them.
+class KernelSymbolsInBackground {
+public:
+    KernelSymbolsInBackground();
+    KernelSymbols take();
+
+private:
+    std::future<KernelSymbols> reading_;
 };
 
 // Whether a kallsyms-format file lists a symbol of this name, of any type (data too): kernels
