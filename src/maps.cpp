@@ -52,10 +52,7 @@ private:
 
 } // namespace
 
-namespace {
-
-// One key at a time (kernels before 5.6 have no batch operations on hash maps).
-std::vector<KeyedCounters> drain_key_by_key(bpf_map* map)
+std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map)
 {
     const int fd = bpf_map__fd(map);
     const std::size_t key_size = bpf_map__key_size(map);
@@ -81,51 +78,6 @@ std::vector<KeyedCounters> drain_key_by_key(bpf_map* map)
         result.push_back({std::move(k), values.sum()});
     }
     return result;
-}
-
-} // namespace
-
-std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map)
-{
-    // Thousands of entries a bpf() call instead of two calls per key: a map of 100,000 keys
-    // drains in a fraction of the time.
-    constexpr std::uint32_t batch = 4096;
-    const int fd = bpf_map__fd(map);
-    const std::size_t key_size = bpf_map__key_size(map);
-    const std::size_t per_cpu = bpf_map__value_size(map) / sizeof(std::uint64_t);
-    const int cpus = libbpf_num_possible_cpus();
-    if (cpus <= 0)
-        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
-    const std::size_t value_words = per_cpu * static_cast<std::size_t>(cpus);
-
-    std::vector<std::byte> keys(key_size * batch);
-    std::vector<std::uint64_t> values(value_words * batch);
-    std::vector<KeyedCounters> result;
-    std::uint32_t token = 0, next_token = 0; // a hash map's batch position: a bucket number
-    for (bool first = true;; first = false) {
-        std::uint32_t count = batch;
-        int err = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &token, &next_token,
-                                                  keys.data(), values.data(), &count, nullptr);
-        if (err && errno != ENOENT && first && result.empty() && count == 0 &&
-            (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP))
-            return drain_key_by_key(map);
-        for (std::uint32_t i = 0; i < count; i++) {
-            KeyedCounters entry{std::vector<std::byte>(keys.begin() + static_cast<std::ptrdiff_t>(i * key_size),
-                                                       keys.begin() + static_cast<std::ptrdiff_t>((i + 1) * key_size)),
-                                std::vector<std::uint64_t>(per_cpu)};
-            const std::uint64_t* v = values.data() + i * value_words;
-            for (int cpu = 0; cpu < cpus; cpu++)
-                for (std::size_t w = 0; w < per_cpu; w++)
-                    entry.counters[w] += v[static_cast<std::size_t>(cpu) * per_cpu + w];
-            result.push_back(std::move(entry));
-        }
-        if (err) {
-            if (errno == ENOENT) // the last batch: every entry taken
-                return result;
-            throw_read_error(map);
-        }
-        token = next_token;
-    }
 }
 
 SwappedMap::SwappedMap(bpf_map* slot, bpf_map* first, bpf_map* second)
