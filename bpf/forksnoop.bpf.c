@@ -22,9 +22,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define FORK_TAIL_STEPS 4
 #define FORK_GROUP_STEPS (1 << 16)
 
+/* The pid of the task whose list_head at NODE_OFFSET is at NODE; nonzero when unreadable. */
+static __always_inline long pid_of_node(void *node, __u32 node_offset, pid_t *pid)
+{
+	return bpf_probe_read_kernel(pid, sizeof(*pid), node - node_offset +
+					 bpf_core_field_offset(struct task_struct, pid));
+}
+
 static __always_inline bool tail_holds(void *head, __u32 node_offset, pid_t tid)
 {
-	__u32 pid_offset = bpf_core_field_offset(struct task_struct, pid);
 	void *pos = head;
 	pid_t pid;
 
@@ -33,7 +39,7 @@ static __always_inline bool tail_holds(void *head, __u32 node_offset, pid_t tid)
 		if (bpf_probe_read_kernel(&pos, sizeof(pos), pos + offsetof(struct list_head, prev)) ||
 		    pos == head)
 			return false;
-		if (bpf_probe_read_kernel(&pid, sizeof(pid), pos - node_offset + pid_offset))
+		if (pid_of_node(pos, node_offset, &pid))
 			return false;
 		if (pid == tid)
 			return true;
@@ -43,7 +49,7 @@ static __always_inline bool tail_holds(void *head, __u32 node_offset, pid_t tid)
 
 struct group_walk {
 	void *head, *pos;
-	__u32 node_offset, pid_offset;
+	__u32 node_offset;
 	pid_t tid;
 	bool found;
 };
@@ -56,7 +62,7 @@ static long group_step(__u32 index, void *data)
 	if (bpf_probe_read_kernel(&w->pos, sizeof(w->pos), w->pos + offsetof(struct list_head, next)) ||
 	    w->pos == w->head)
 		return 1;
-	if (bpf_probe_read_kernel(&pid, sizeof(pid), w->pos - w->node_offset + w->pid_offset))
+	if (pid_of_node(w->pos, w->node_offset, &pid))
 		return 1;
 	w->found = pid == w->tid;
 	return w->found;
@@ -77,7 +83,6 @@ static __always_inline bool child_is_thread(pid_t tid)
 		return true;
 	w.pos = w.head;
 	w.node_offset = thread_node;
-	w.pid_offset = bpf_core_field_offset(struct task_struct, pid);
 	w.tid = tid;
 	bpf_loop(FORK_GROUP_STEPS, group_step, &w, 0);
 	return w.found;
