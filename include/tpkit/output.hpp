@@ -22,6 +22,7 @@ struct StdoutClosed {};
 class Output {
 public:
     explicit Output(int fd);
+    ~Output();
     Output(const Output&) = delete;
     Output& operator=(const Output&) = delete;
 
@@ -72,6 +73,7 @@ private:
 
     int fd_;
     bool never_blocks_; // regular files and non-tty character devices (/dev/null)
+    int pipe_fd_;       // fd_'s pipe opened anew, non-blocking, or -1 (see output.cpp)
     std::string pending_;
     std::size_t written_ = 0; // bytes at the front of pending_ already written
     std::uint64_t lines_not_written_ = 0;
