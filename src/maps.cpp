@@ -142,9 +142,11 @@ bool batches_unsupported(int error)
 std::uint32_t keys_per_batch(bpf_map* map, std::size_t value_bytes)
 {
     constexpr std::size_t value_budget = std::size_t(1) << 20, fewest = 64, most = 4096;
-    const std::size_t keys = std::clamp(value_budget / std::max<std::size_t>(value_bytes, 1), fewest, most);
+    const std::size_t keys = std::clamp(value_budget / std::max<std::size_t>(value_bytes, 1),
+                                        fewest, most);
     // More than the map holds is never needed.
-    return static_cast<std::uint32_t>(std::min<std::size_t>(keys, std::max(bpf_map__max_entries(map), 1u)));
+    const std::size_t map_keys = std::max(bpf_map__max_entries(map), 1u);
+    return static_cast<std::uint32_t>(std::min(keys, map_keys));
 }
 
 std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
@@ -160,8 +162,9 @@ std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
     std::uint32_t position = 0, next_position = 0; // a hash map's: the bucket to go on from
     for (bool first = true;; first = false) {
         std::uint32_t count = batch;
-        const int error = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &position, &next_position,
-                                                          keys.get(), values.get(), &count, nullptr)
+        const int error = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &position,
+                                                          &next_position, keys.get(), values.get(),
+                                                          &count, nullptr)
                               ? errno
                               : 0;
         if (error && error != ENOENT) {

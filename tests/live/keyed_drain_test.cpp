@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -30,7 +31,10 @@ using tpkit::DrainCalls;
 
 const DrainCalls both_ways[] = {DrainCalls::batches, DrainCalls::key_by_key};
 
-std::string way(DrainCalls calls) { return calls == DrainCalls::batches ? "in batches" : "key by key"; }
+std::string way(DrainCalls calls)
+{
+    return calls == DrainCalls::batches ? "in batches" : "key by key";
+}
 
 Counters counters_of(const kit_drain_counters& c) { return {c.calls, c.key_sum, c.thousands}; }
 
@@ -49,7 +53,8 @@ void add(Totals& totals, const std::vector<tpkit::KeyedCounters>& drained)
 std::string first_difference(const Totals& got, const Totals& want)
 {
     if (got.size() != want.size())
-        return std::to_string(got.size()) + " keys drained, " + std::to_string(want.size()) + " expected";
+        return std::to_string(got.size()) + " keys drained, " + std::to_string(want.size()) +
+               " expected";
     for (auto [g, w] = std::pair(got.begin(), want.begin()); g != got.end(); ++g, ++w) {
         if (g->first != w->first || g->second != w->second) {
             std::string text = "key " + std::to_string(g->first) + ":";
@@ -78,6 +83,24 @@ int possible_cpus()
     return cpus;
 }
 
+// The program loaded with each of its two swapped maps sized for KEYS, before it is attached.
+// configure: its rodata, before load.
+struct DrainProbe {
+    DrainProbe(std::uint32_t keys, const std::function<void(kit_keyed_drain_bpf&)>& configure)
+        : skel(tpkit::Skeleton<kit_keyed_drain_bpf>::open("kit_keyed_drain")),
+          per_cpu(skel->maps.per_cpu_counts, skel->maps.per_cpu_counts_a, skel->maps.per_cpu_counts_b),
+          plain(skel->maps.shared_counts, skel->maps.shared_counts_a, skel->maps.shared_counts_b)
+    {
+        per_cpu.set_max_entries(keys);
+        plain.set_max_entries(keys);
+        configure(*skel);
+        skel.load();
+    }
+
+    tpkit::Skeleton<kit_keyed_drain_bpf> skel;
+    tpkit::SwappedMap per_cpu, plain;
+};
+
 // What user space puts in at KEY as CPU's copy: different in every key, counter and CPU.
 kit_drain_counters filled(std::uint32_t key, int cpu)
 {
@@ -92,14 +115,10 @@ TEST(KeyedDrain, PerCpuAndPlainHashesDrainEveryCounterOfEveryKeyExactly)
     TPKIT_REQUIRE_LIVE();
     constexpr std::uint32_t keys = 10'000; // more than one batch takes (4,096 at most)
     const int cpus = possible_cpus();
-    auto skel = tpkit::Skeleton<kit_keyed_drain_bpf>::open("kit_keyed_drain");
-    tpkit::SwappedMap(skel->maps.per_cpu_counts, skel->maps.per_cpu_counts_a, skel->maps.per_cpu_counts_b)
-        .set_max_entries(keys);
-    tpkit::SwappedMap(skel->maps.shared_counts, skel->maps.shared_counts_a, skel->maps.shared_counts_b)
-        .set_max_entries(keys);
-    skel.load(); // not attached: only user space writes the maps here
-    bpf_map* per_cpu = skel->maps.per_cpu_counts_a;
-    bpf_map* plain = skel->maps.shared_counts_a;
+    DrainProbe probe(keys, [](kit_keyed_drain_bpf&) {}); // not attached: only user space writes
+    bpf_map* per_cpu = probe.skel->maps.per_cpu_counts_a;
+    bpf_map* plain = probe.skel->maps.shared_counts_a;
+    const int per_cpu_fd = bpf_map__fd(per_cpu), plain_fd = bpf_map__fd(plain);
     ASSERT_EQ(bpf_map__type(per_cpu), BPF_MAP_TYPE_PERCPU_HASH);
     ASSERT_EQ(bpf_map__type(plain), BPF_MAP_TYPE_HASH);
     // The kernel's per-CPU copies sit 8-byte aligned: 24 bytes apart here.
@@ -123,8 +142,8 @@ TEST(KeyedDrain, PerCpuAndPlainHashesDrainEveryCounterOfEveryKeyExactly)
         for (std::uint32_t key = 0; key < keys; key++) {
             for (int cpu = 0; cpu < cpus; cpu++)
                 copies[static_cast<std::size_t>(cpu)] = filled(key, cpu);
-            ASSERT_EQ(bpf_map_update_elem(bpf_map__fd(per_cpu), &key, copies.data(), BPF_NOEXIST), 0);
-            ASSERT_EQ(bpf_map_update_elem(bpf_map__fd(plain), &key, &copies[0], BPF_NOEXIST), 0);
+            ASSERT_EQ(bpf_map_update_elem(per_cpu_fd, &key, copies.data(), BPF_NOEXIST), 0);
+            ASSERT_EQ(bpf_map_update_elem(plain_fd, &key, &copies[0], BPF_NOEXIST), 0);
         }
 
         Totals got_per_cpu, got_plain;
@@ -143,9 +162,9 @@ TEST(KeyedDrain, PerCpuAndPlainHashesDrainEveryCounterOfEveryKeyExactly)
     }
 }
 
-// Two threads (one on each CPU, as the scheduler places them) close() file descriptors that do
-// not exist, each key once per round, while the maps are drained again and again: every close
-// counted once, in one interval or another, in both kinds of hash.
+// Two threads (on both CPUs where the scheduler lets them) close() file descriptors that do not
+// exist, each key once per round, while the maps are drained again and again: every close counted
+// once, in one interval or another, in both kinds of hash.
 TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
 {
     TPKIT_REQUIRE_LIVE();
@@ -154,18 +173,12 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
     constexpr unsigned busy_drains = 6;
     for (DrainCalls calls : both_ways) {
         SCOPED_TRACE(way(calls));
-        auto skel = tpkit::Skeleton<kit_keyed_drain_bpf>::open("kit_keyed_drain");
-        skel->rodata->first_fd = first_fd;
-        skel->rodata->keys = keys;
-        skel->rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
-        tpkit::SwappedMap per_cpu(skel->maps.per_cpu_counts, skel->maps.per_cpu_counts_a,
-                                  skel->maps.per_cpu_counts_b);
-        tpkit::SwappedMap plain(skel->maps.shared_counts, skel->maps.shared_counts_a,
-                                skel->maps.shared_counts_b);
-        per_cpu.set_max_entries(keys);
-        plain.set_max_entries(keys);
-        skel.load();
-        skel.attach();
+        DrainProbe probe(keys, [&](kit_keyed_drain_bpf& skel) {
+            skel.rodata->first_fd = first_fd;
+            skel.rodata->keys = keys;
+            skel.rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
+        });
+        probe.skel.attach();
 
         std::atomic<bool> stop{false};
         std::atomic<std::uint64_t> rounds{0};
@@ -181,8 +194,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
         {
             std::jthread first(closer), second(closer);
             for (int i = 0; i < 1000 && drains_with_counts < busy_drains; i++) {
-                const auto a = per_cpu.drain(calls);
-                const auto b = plain.drain(calls);
+                const auto a = probe.per_cpu.drain(calls);
+                const auto b = probe.plain.drain(calls);
                 add(per_cpu_totals, a);
                 add(plain_totals, b);
                 drains_with_counts += !a.empty() && !b.empty();
@@ -190,8 +203,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
             stop = true;
         }
         // The closers are done: what they counted last is in the halves in use now.
-        add(per_cpu_totals, per_cpu.drain(calls));
-        add(plain_totals, plain.drain(calls));
+        add(per_cpu_totals, probe.per_cpu.drain(calls));
+        add(plain_totals, probe.plain.drain(calls));
 
         EXPECT_EQ(drains_with_counts, busy_drains);
         const std::uint64_t made = rounds;
@@ -199,8 +212,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
         Totals expected;
         for (std::uint32_t key = 0; key < keys; key++)
             expected[key] = {made, made * (key + 1), made * 1000};
-        EXPECT_EQ(first_difference(per_cpu_totals, expected), "") << "per-CPU hash, " << rounds << " rounds";
-        EXPECT_EQ(first_difference(plain_totals, expected), "") << "plain hash, " << rounds << " rounds";
-        EXPECT_EQ(tpkit::sum_percpu_u64(skel->maps.tpkit_missed), 0u);
+        EXPECT_EQ(first_difference(per_cpu_totals, expected), "") << "per-CPU hash, " << made << " rounds";
+        EXPECT_EQ(first_difference(plain_totals, expected), "") << "plain hash, " << made << " rounds";
+        EXPECT_EQ(tpkit::sum_percpu_u64(probe.skel->maps.tpkit_missed), 0u);
     }
 }
