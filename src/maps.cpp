@@ -8,41 +8,92 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 
 namespace tpkit {
 namespace {
 
-// Per-CPU values of __u64 arrays as the kernel returns them: one array per possible CPU.
-class PercpuValues {
+constexpr std::uint64_t round8(std::uint64_t n) { return (n + 7) & ~std::uint64_t(7); }
+
+std::size_t count_possible_cpus()
+{
+    const int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0)
+        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
+    return static_cast<std::size_t>(cpus);
+}
+
+bool has_value_per_cpu(bpf_map_type type)
+{
+    switch (type) {
+    case BPF_MAP_TYPE_PERCPU_HASH:
+    case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+    case BPF_MAP_TYPE_PERCPU_ARRAY:
+    case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// How the kernel hands user space one key's value of a map whose values are arrays of __u64
+// counters: a per-CPU map as one copy per possible CPU, each rounded up to 8 bytes; any other
+// map as its one value. Lookups write that many bytes, and batches put keys' values that far
+// apart.
+class CounterValueLayout {
 public:
-    explicit PercpuValues(bpf_map* map)
-        : per_cpu_(bpf_map__value_size(map) / sizeof(std::uint64_t))
+    explicit CounterValueLayout(bpf_map* map)
+        : counters_(bpf_map__value_size(map) / sizeof(std::uint64_t))
     {
-        int cpus = libbpf_num_possible_cpus();
-        if (cpus <= 0)
-            throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
-        cpus_ = static_cast<std::size_t>(cpus);
-        values_.resize(per_cpu_ * cpus_);
+        const std::size_t value_size = bpf_map__value_size(map);
+        if (has_value_per_cpu(bpf_map__type(map))) {
+            copies_ = count_possible_cpus();
+            copy_bytes_ = round8(value_size);
+        } else {
+            copies_ = 1;
+            copy_bytes_ = value_size;
+        }
     }
 
-    void* data() { return values_.data(); }
+    std::size_t bytes() const { return copies_ * copy_bytes_; }
 
-    std::vector<std::uint64_t> sum() const
+    // The counters of the value at VALUE (bytes() long), summed over its copies.
+    std::vector<std::uint64_t> sum(const std::byte* value) const
     {
-        std::vector<std::uint64_t> total(per_cpu_);
-        for (std::size_t cpu = 0; cpu < cpus_; cpu++)
-            for (std::size_t i = 0; i < per_cpu_; i++)
-                total[i] += values_[cpu * per_cpu_ + i];
+        std::vector<std::uint64_t> total(counters_);
+        for (std::size_t copy = 0; copy < copies_; copy++, value += copy_bytes_)
+            for (std::size_t i = 0; i < counters_; i++) {
+                std::uint64_t n;
+                std::memcpy(&n, value + i * sizeof(n), sizeof(n));
+                total[i] += n;
+            }
         return total;
     }
 
 private:
-    std::size_t per_cpu_;
-    std::size_t cpus_ = 0;
-    std::vector<std::uint64_t> values_;
+    std::size_t counters_;
+    std::size_t copies_;
+    std::size_t copy_bytes_;
+};
+
+// One key's value read into a buffer of the layout's size.
+class CounterValue {
+public:
+    explicit CounterValue(bpf_map* map)
+        : layout_(map), bytes_(std::make_unique_for_overwrite<std::byte[]>(layout_.bytes()))
+    {
+    }
+
+    void* data() { return bytes_.get(); }
+    std::vector<std::uint64_t> sum() const { return layout_.sum(bytes_.get()); }
+
+private:
+    CounterValueLayout layout_;
+    std::unique_ptr<std::byte[]> bytes_;
 };
 
 [[noreturn]] void throw_read_error(bpf_map* map)
@@ -50,9 +101,8 @@ private:
     throw_libbpf_error(Exit::failure, "cannot read map " + std::string(bpf_map__name(map)), errno);
 }
 
-} // namespace
-
-std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map)
+// Two bpf() calls per key: what kernels before 5.6 allow. Adds to RESULT what is left in MAP.
+std::vector<KeyedCounters> drain_key_by_key(bpf_map* map, std::vector<KeyedCounters> result)
 {
     const int fd = bpf_map__fd(map);
     const std::size_t key_size = bpf_map__key_size(map);
@@ -67,17 +117,80 @@ std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map)
         prev = key.data();
     }
 
-    std::vector<KeyedCounters> result;
-    PercpuValues values(map);
+    CounterValue value(map);
     for (auto& k : keys) {
-        if (bpf_map_lookup_and_delete_elem(fd, k.data(), values.data()) != 0) {
+        if (bpf_map_lookup_and_delete_elem(fd, k.data(), value.data()) != 0) {
             if (errno == ENOENT)
                 continue;
             throw_read_error(map);
         }
-        result.push_back({std::move(k), values.sum()});
+        result.push_back({std::move(k), value.sum()});
     }
     return result;
+}
+
+// The kernel's answers to a batch operation it does not have: an unknown command (before 5.6),
+// a map type without it (ENOTSUPP, 524, a kernel-internal number).
+bool batches_unsupported(int error)
+{
+    constexpr int kernel_enotsupp = 524;
+    return error == EINVAL || error == kernel_enotsupp || error == EOPNOTSUPP;
+}
+
+// Up to 4,096 keys a bpf() call, and a batch's values within 1 MiB (per-CPU histograms on many
+// CPUs are large), but at least 64 keys.
+std::uint32_t keys_per_batch(bpf_map* map, std::size_t value_bytes)
+{
+    constexpr std::size_t value_budget = std::size_t(1) << 20, fewest = 64, most = 4096;
+    const std::size_t keys = std::clamp(value_budget / std::max<std::size_t>(value_bytes, 1),
+                                        fewest, most);
+    // More than the map holds is never needed.
+    const std::size_t map_keys = std::max(bpf_map__max_entries(map), 1u);
+    return static_cast<std::uint32_t>(std::min(keys, map_keys));
+}
+
+std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
+{
+    const int fd = bpf_map__fd(map);
+    const std::size_t key_size = bpf_map__key_size(map);
+    const CounterValueLayout layout(map);
+    const std::uint32_t batch = keys_per_batch(map, layout.bytes());
+    auto keys = std::make_unique_for_overwrite<std::byte[]>(batch * key_size);
+    auto values = std::make_unique_for_overwrite<std::byte[]>(batch * layout.bytes());
+
+    std::vector<KeyedCounters> result;
+    std::uint32_t position = 0, next_position = 0; // a hash map's: the bucket to go on from
+    for (bool first = true;; first = false) {
+        std::uint32_t count = batch;
+        const int error = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &position,
+                                                          &next_position, keys.get(), values.get(),
+                                                          &count, nullptr)
+                              ? errno
+                              : 0;
+        if (error && error != ENOENT) {
+            // Nothing was taken: the whole map, or (a bucket of more keys than a batch, ENOSPC)
+            // what is left of it, key by key.
+            if ((first && batches_unsupported(error)) || error == ENOSPC)
+                return drain_key_by_key(map, std::move(result));
+            errno = error;
+            throw_read_error(map);
+        }
+        for (std::uint32_t i = 0; i < count; i++) {
+            const std::byte* key = keys.get() + i * key_size;
+            result.push_back({std::vector<std::byte>(key, key + key_size),
+                              layout.sum(values.get() + i * layout.bytes())});
+        }
+        if (error == ENOENT) // the walk reached the last bucket: every entry taken
+            return result;
+        position = next_position;
+    }
+}
+
+} // namespace
+
+std::vector<KeyedCounters> drain_keyed_counters(bpf_map* map, DrainCalls calls)
+{
+    return calls == DrainCalls::batches ? drain_in_batches(map) : drain_key_by_key(map, {});
 }
 
 SwappedMap::SwappedMap(bpf_map* slot, bpf_map* first, bpf_map* second)
@@ -111,7 +224,7 @@ void SwappedMap::leave_out()
             throw_libbpf_error(Exit::failure, "cannot leave out map " + std::string(bpf_map__name(map)), err);
 }
 
-std::vector<KeyedCounters> SwappedMap::drain()
+std::vector<KeyedCounters> SwappedMap::drain(DrainCalls calls)
 {
     const unsigned next = 1 - active_;
     const std::uint32_t zero = 0;
@@ -120,13 +233,13 @@ std::vector<KeyedCounters> SwappedMap::drain()
         throw_libbpf_error(Exit::failure, "cannot switch map " + std::string(bpf_map__name(slot_)), errno);
     bpf_map* drained = halves_[active_];
     active_ = next;
-    return drain_percpu_counters(drained);
+    return drain_keyed_counters(drained, calls);
 }
 
 std::vector<std::vector<std::uint64_t>> sum_percpu_array(bpf_map* map)
 {
     const int fd = bpf_map__fd(map);
-    PercpuValues values(map);
+    CounterValue values(map);
     std::vector<std::vector<std::uint64_t>> result;
     for (std::uint32_t key = 0; key < bpf_map__max_entries(map); key++) {
         if (bpf_map_lookup_elem(fd, &key, values.data()) != 0)
@@ -165,7 +278,7 @@ std::uint64_t MissedWatch::report()
 
 std::uint64_t sum_percpu_u64(bpf_map* map)
 {
-    PercpuValues values(map);
+    CounterValue values(map);
     std::uint32_t key = 0;
     if (bpf_map_lookup_elem(bpf_map__fd(map), &key, values.data()) != 0)
         throw_read_error(map);
@@ -173,8 +286,6 @@ std::uint64_t sum_percpu_u64(bpf_map* map)
 }
 
 namespace {
-
-constexpr std::uint64_t round8(std::uint64_t n) { return (n + 7) & ~std::uint64_t(7); }
 
 // struct htab_elem before its key: hash-list node, free-list/LRU node, hash, and the per-CPU
 // pointer or padding (kernel/bpf/hashtab.c).
@@ -236,9 +347,7 @@ std::uint64_t map_memory_limit()
 
 void charge_map_memory(bpf_object* obj, std::string_view what)
 {
-    int cpus = libbpf_num_possible_cpus();
-    if (cpus <= 0)
-        throw_libbpf_error(Exit::failure, "cannot count CPUs", cpus);
+    const std::size_t cpus = count_possible_cpus();
     std::uint64_t bytes = 0;
     bpf_map* map;
     bpf_object__for_each_map(map, obj) {

@@ -15,7 +15,8 @@
 
 namespace tpkit {
 
-// One key of a per-CPU map whose values are arrays of __u64 counters, summed over CPUs.
+// One key of a hash map whose values are arrays of __u64 counters; a per-CPU map's copies
+// summed over CPUs.
 struct KeyedCounters {
     std::vector<std::byte> key;
     std::vector<std::uint64_t> counters;
@@ -32,10 +33,17 @@ struct KeyedCounters {
     }
 };
 
-// Takes every entry out of a BPF_MAP_TYPE_PERCPU_HASH whose value is an array of __u64:
-// each key is read and deleted in one step, so counts that arrive meanwhile go to the next
-// interval instead of being lost.
-std::vector<KeyedCounters> drain_percpu_counters(bpf_map* map);
+// How a drain asks the kernel for the entries: thousands of keys a bpf() call (kernels from 5.6
+// on; key by key by itself where the kernel has no batch operations), or two calls per key.
+enum class DrainCalls { batches, key_by_key };
+
+// Takes every entry out of a hash map whose value is an array of __u64 counters: a
+// BPF_MAP_TYPE_PERCPU_HASH or LRU_PERCPU_HASH (each key's copies summed over CPUs), or a
+// BPF_MAP_TYPE_HASH or LRU_HASH whose programs share one value (atomic adds). Each entry is read
+// and deleted in one step, so a key a program inserts while the drain runs is taken by this
+// drain or the next; but an increment made through a pointer a program looked up before the
+// delete is lost, so a map that programs keep updating is drained through SwappedMap.
+std::vector<KeyedCounters> drain_keyed_counters(bpf_map* map, DrainCalls calls = DrainCalls::batches);
 
 // The two halves of a TPKIT_SWAPPED_MAP (bpf/include/tpkit/maps.bpf.h) and the array of maps
 // that names the half BPF updates now: drains keyed counters exactly while BPF keeps counting.
@@ -54,8 +62,8 @@ public:
     void leave_out();
 
     // After load: points BPF at the other half, which the kernel makes wait for every program
-    // still using this one, then takes every entry out of this one (drain_percpu_counters).
-    std::vector<KeyedCounters> drain();
+    // still using this one, then takes every entry out of this one (drain_keyed_counters).
+    std::vector<KeyedCounters> drain(DrainCalls calls = DrainCalls::batches);
 
 private:
     bpf_map* slot_;
