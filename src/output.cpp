@@ -17,41 +17,38 @@
 namespace tpkit {
 namespace {
 
-bool fd_never_blocks(int fd)
-{
-    struct stat st{};
-    if (fstat(fd, &st) != 0)
-        return false;
-    return S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !isatty(fd));
-}
-
 // POLLOUT on a pipe means one free slot: a write of at most PIPE_BUF bytes then fits without
 // blocking. Terminals and sockets take at least as much when they say they are writable.
 constexpr std::size_t chunk_bytes = PIPE_BUF;
 
-// A pipe (or FIFO) opened anew through /proc, non-blocking: a description of our own, so that
-// O_NONBLOCK changes nothing for whoever else shares fd's, and one write() then takes all that
-// fits where the blocking fd needs a poll() and a write() per PIPE_BUF (~75,000 of each for
-// tpsnoop's 2M-event burst). -1 for anything else, or when /proc is not there.
-int reopen_pipe_nonblocking(int fd)
-{
-    struct stat st{};
-    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
-        return -1;
-    return open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-}
-
 } // namespace
 
-Output::Output(int fd)
-    : fd_(fd), never_blocks_(fd_never_blocks(fd)), pipe_fd_(reopen_pipe_nonblocking(fd))
+Output::Output(int fd) : fd_(fd), write_fd_(fd)
 {
+    struct stat st{};
+    if (fstat(fd, &st) != 0)
+        return;
+    never_blocks_ = S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && !isatty(fd));
+    // A pipe (or FIFO) is opened anew through /proc, non-blocking: a description of our own, so
+    // that O_NONBLOCK changes nothing for whoever else shares fd's, and one write() then takes
+    // all that fits, where the blocking fd needs a poll() and a write() per PIPE_BUF (~75,000 of
+    // each for tpsnoop's 2M-event burst). Without /proc, the blocking fd.
+    if (S_ISFIFO(st.st_mode)) {
+        const int pipe = open(fmt::format("/proc/self/fd/{}", fd).c_str(),
+                              O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (pipe >= 0)
+            write_fd_ = pipe;
+    }
 }
 
-Output::~Output()
+Output::~Output() { close_reopened_pipe(); }
+
+void Output::close_reopened_pipe()
 {
-    if (pipe_fd_ >= 0)
-        close(pipe_fd_);
+    if (write_fd_ != fd_) {
+        close(write_fd_);
+        write_fd_ = fd_;
+    }
 }
 
 Output& standard_output()
@@ -80,13 +77,13 @@ bool Output::write_once()
     if (reader_gone_)
         throw StdoutClosed{};
     std::size_t size = pending_.size() - written_;
-    if (!never_blocks_ && pipe_fd_ < 0) {
+    if (!never_blocks_ && write_fd_ == fd_) {
         pollfd pfd{fd_, POLLOUT, 0};
         if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLOUT | POLLERR | POLLHUP)))
             return false;
         size = std::min(size, chunk_bytes);
     }
-    ssize_t n = ::write(pipe_fd_ >= 0 ? pipe_fd_ : fd_, pending_.data() + written_, size);
+    ssize_t n = ::write(write_fd_, pending_.data() + written_, size);
     if (n < 0) {
         if (errno == EINTR || errno == EAGAIN)
             return false;
@@ -125,12 +122,7 @@ void Output::write_available()
     }
 }
 
-int Output::poll_fd() const
-{
-    if (pending_.size() == written_ || never_blocks_)
-        return -1;
-    return pipe_fd_ >= 0 ? pipe_fd_ : fd_;
-}
+int Output::poll_fd() const { return pending_.size() > written_ && !never_blocks_ ? write_fd_ : -1; }
 
 void Output::finish()
 {
@@ -146,7 +138,7 @@ void Output::finish()
         auto idle = clock::now() - last_progress;
         if (idle >= std::chrono::seconds(1))
             break;
-        pollfd fds[2] = {{poll_fd(), POLLOUT, 0}, {stop_signal_fd(), POLLIN, 0}};
+        pollfd fds[2] = {{write_fd_, POLLOUT, 0}, {stop_signal_fd(), POLLIN, 0}};
         poll(fds, 2, 100);
         if (fds[1].revents & POLLIN)
             break; // a further Ctrl-C: stop waiting for the reader
@@ -157,10 +149,7 @@ void Output::finish()
 void Output::end()
 {
     finish();
-    if (pipe_fd_ >= 0) {
-        close(pipe_fd_);
-        pipe_fd_ = -1;
-    }
+    close_reopened_pipe();
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null >= 0) {
         dup2(null, fd_);

@@ -70,10 +70,11 @@ private:
     // Writes from pending_; false when the fd would block.
     bool write_once();
     void drop(std::size_t from);
+    void close_reopened_pipe();
 
     int fd_;
-    bool never_blocks_; // regular files and non-tty character devices (/dev/null)
-    int pipe_fd_;       // fd_'s pipe opened anew, non-blocking, or -1 (see output.cpp)
+    int write_fd_; // fd_, or its pipe opened anew, non-blocking (see the constructor)
+    bool never_blocks_ = false; // regular files and non-tty character devices (/dev/null)
     std::string pending_;
     std::size_t written_ = 0; // bytes at the front of pending_ already written
     std::uint64_t lines_not_written_ = 0;
