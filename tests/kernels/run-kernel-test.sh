@@ -148,8 +148,16 @@ done_status=$(sed -n 's/^TPK-DONE //p' "$log")
 [ -n "$done_status" ] || failed="$failed (no TPK-DONE: the VM stopped early)"
 [ "${done_status:-0}" = 0 ] || failed="$failed (the test binary exited $done_status)"
 if [ -n "$failed" ]; then
-  echo "---- the failures' output ($log) ----"
-  grep -vE '^TPK-' "$log" | tail -n 80
+  # Each failed test's own lines first (a log shortened in the middle keeps its head and tail),
+  # then the end of the console, for a VM that stopped early.
+  for test in $failed; do
+    case $test in *.*) ;; *) continue ;; esac
+    echo "---- $test ----"
+    awk -v run="[ RUN      ] $test" -v end="[  FAILED  ] $test (" \
+      '$0 == run { on = 1 } on { print } on && index($0, end) == 1 { exit }' "$log" | tail -n 60
+  done
+  echo "---- the end of the console ($log) ----"
+  grep -vE '^TPK-' "$log" | tail -n 40
   die "on ${kernel:-the VM}:$failed"
 fi
 echo "PASS: $(echo $plan | wc -w) tests on $kernel ($skipped skipped)"

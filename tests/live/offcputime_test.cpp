@@ -97,9 +97,17 @@ bool starts_in_sleep_here(const nlohmann::json& s)
     return !s["user_stack"].empty() && s["user_stack"][0] == "tpk_sleep_here";
 }
 
+// The sleep itself. The sleeper may also be preempted on its way into the sleep or out of it
+// (often, on a busy or emulated machine): another block with the same user frame, of another
+// kernel stack, and short.
+bool is_the_sleep(const nlohmann::json& s)
+{
+    return starts_in_sleep_here(s) && s["total_us"].get<std::uint64_t>() >= least_off_cpu_us;
+}
+
 std::size_t count_sleeps(const std::vector<nlohmann::json>& stacks)
 {
-    return std::count_if(stacks.begin(), stacks.end(), starts_in_sleep_here);
+    return std::count_if(stacks.begin(), stacks.end(), is_the_sleep);
 }
 
 } // namespace
@@ -111,15 +119,14 @@ TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
     auto tool = offcputime(sleeper, {"--json"});
     ASSERT_EQ(sleeper.act_once(), 0);
     auto stacks = stacks_of(*tool);
-    ASSERT_EQ(count_sleeps(stacks), 1u) << "stacks: " << stacks.size();
+    ASSERT_EQ(count_sleeps(stacks), 1u) << nlohmann::json(stacks).dump();
     for (const auto& s : stacks) {
         EXPECT_EQ(s["pid"], sleeper.pid()) << s; // -p keeps only the sleeper
-        if (!starts_in_sleep_here(s))
+        if (!is_the_sleep(s))
             continue;
         EXPECT_EQ(s["tid"], sleeper.pid());
         EXPECT_EQ(s["comm"], "tpk-offcpu");
         EXPECT_EQ(s["count"], 1);
-        EXPECT_GE(s["total_us"].get<std::uint64_t>(), least_off_cpu_us) << s;
         EXPECT_TRUE(has_frame(s["kernel_stack"], "nanosleep")) << s;
         // The kernel stack starts where the task blocked, not in the tool's own program.
         EXPECT_FALSE(has_frame(s["kernel_stack"], "bpf_")) << s;
