@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/skeleton.hpp"
 
-#include "tpkit/btf.hpp"
 #include "tpkit/cli.hpp"
 #include "tpkit/tracefs.hpp"
 
 #include <fmt/core.h>
+#include <linux/btf.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,6 +35,18 @@ void set_libbpf_verbose(bool verbose)
 {
     libbpf_verbose = verbose;
     libbpf_set_print(print_libbpf);
+}
+
+CoreBtf core_btf_for(const void* elf, std::size_t size, const std::string& what)
+{
+    CoreBtf core_btf = CoreBtf::for_object(elf, size);
+    if (libbpf_verbose && core_btf.path())
+        fmt::print(stderr, "tpkit: {} relocates against {} of the kernel's {} BTF types\n", what,
+                   core_btf.types_kept(), core_btf.kernel_types());
+    else if (libbpf_verbose && !core_btf.why_whole().empty())
+        fmt::print(stderr, "tpkit: {} relocates against the kernel's whole BTF: {}\n", what,
+                   core_btf.why_whole());
+    return core_btf;
 }
 
 Link attach_tracepoint(bpf_program* prog, const std::string& system, const std::string& event)
@@ -111,7 +123,7 @@ void detach_skeleton(bpf_object_skeleton* skeleton)
 
 bool kernel_has_raw_tracepoint(const std::string& event)
 {
-    return Btf::load_vmlinux().typedef_proto_params("btf_trace_" + event).has_value();
+    return kernel_btf_has_type("btf_trace_" + event, BTF_KIND_TYPEDEF);
 }
 
 bool kernel_has_ringbuf()

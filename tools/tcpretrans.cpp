@@ -5,8 +5,8 @@
 #include "tcpretrans.h"
 #include "tcpretrans.skel.h"
 
-#include <tpkit/btf.hpp>
 #include <tpkit/inet.hpp>
+#include <tpkit/skeleton.hpp>
 #include <tpkit/stream.hpp>
 
 #include <fmt/format.h>
@@ -99,13 +99,10 @@ int main(int argc, char** argv)
 
     auto configure = [&](tcpretrans_bpf& skel) { tpkit::apply_inet_filter(skel, filter); };
     return tpkit::run_tool(cli.name(), [&] {
-        {
-            const tpkit::Btf btf = tpkit::Btf::load_vmlinux(); // freed before the programs load
-            for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
-                if (!btf.typedef_proto_params(std::string("btf_trace_") + event))
-                    throw tpkit::Error(tpkit::Exit::unknown_target,
-                                       fmt::format("this kernel has no tcp:{} tracepoint", event));
-        }
+        for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
+            if (!tpkit::kernel_has_raw_tracepoint(event))
+                throw tpkit::Error(tpkit::Exit::unknown_target,
+                                   fmt::format("this kernel has no tcp:{} tracepoint", event));
         if (!count) {
             tpkit::run_stream<tcpretrans_bpf, Event>(cli, columns(sequence), configure);
             return;

@@ -3,6 +3,7 @@
 // all or nothing; destroying it detaches and unloads on every exit path.
 #pragma once
 
+#include "tpkit/core_btf.hpp"
 #include "tpkit/error.hpp"
 #include "tpkit/maps.hpp"
 
@@ -35,16 +36,26 @@ void note_attached_programs(const bpf_object* obj);
 // them one after another.
 void detach_skeleton(bpf_object_skeleton* skeleton);
 
+// The kernel's BTF that the BPF object in [elf, elf + size) named WHAT relocates against: cut to
+// what its CO-RE relocations read (core_btf.hpp), said under -v, with why when it is not.
+CoreBtf core_btf_for(const void* elf, std::size_t size, const std::string& what);
+
 template <class Skel>
 class Skeleton {
 public:
     // Opens the embedded BPF object; `what` names it in errors ("forksnoop").
     static Skeleton open(std::string what)
     {
-        Skel* raw = Skel::open(nullptr);
+        std::size_t size = 0;
+        const void* elf = Skel::elf_bytes(&size);
+        CoreBtf core_btf = core_btf_for(elf, size, what);
+        bpf_object_open_opts opts{};
+        opts.sz = sizeof(opts);
+        opts.btf_custom_path = core_btf.path(); // libbpf reads it at load
+        Skel* raw = Skel::open(&opts);
         if (!raw)
             throw_libbpf_error(Exit::kernel_refused, "cannot open BPF object " + what, errno);
-        return Skeleton(raw, std::move(what));
+        return Skeleton(raw, std::move(what), std::move(core_btf));
     }
 
     // Refuses maps larger than the memory limit (charge_map_memory) before creating any.
@@ -55,6 +66,7 @@ public:
         raise_fd_limit_once(skel_->obj, what_);
         if (int err = Skel::load(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
+        core_btf_ = {};
     }
 
     // Attaches every program whose section names its attach point (autoload ones only).
@@ -70,7 +82,10 @@ public:
     Skel* get() const noexcept { return skel_.get(); }
 
 private:
-    Skeleton(Skel* raw, std::string what) : skel_(raw, &destroy), what_(std::move(what)) {}
+    Skeleton(Skel* raw, std::string what, CoreBtf core_btf)
+        : skel_(raw, &destroy), what_(std::move(what)), core_btf_(std::move(core_btf))
+    {
+    }
 
     static void destroy(Skel* skel)
     {
@@ -80,6 +95,7 @@ private:
 
     std::unique_ptr<Skel, void (*)(Skel*)> skel_;
     std::string what_;
+    CoreBtf core_btf_; // until load
 };
 
 // Owns one bpf_link (for programs attached at run time, e.g. to a tracepoint chosen by name).
