@@ -14,8 +14,8 @@
 //   into members: structs stay with their size and the members kept for fields;
 // - an enumerator: the candidate's enumerators of that name (the first decides), in order.
 // Where this does not hold it gives up and libbpf reads everything: a relocation kind not
-// above (type_matches), a root with no candidate in vmlinux (libbpf would then search the
-// modules' BTF).
+// above (type_matches), a root with no candidate in vmlinux that a module's BTF names (libbpf
+// then searches the modules).
 #include "tpkit/core_btf.hpp"
 
 #include "tpkit/error.hpp"
@@ -750,6 +750,27 @@ private:
     const std::string empty_;
 };
 
+// Whether the BTF of a loaded module (/sys/kernel/btf/MODULE, beside vmlinux) has a string
+// NAME, flavour aside: where none has, no module has a type of that name.
+bool module_may_have(const std::filesystem::path& vmlinux, std::string_view name)
+{
+    if (vmlinux.filename() != "vmlinux")
+        return true; // a BTF file of no running kernel: its modules are unknown
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(vmlinux.parent_path(), error)) {
+        if (entry.path().filename() == "vmlinux")
+            continue;
+        bool found = false;
+        KernelBtf module(entry.path());
+        module.scan_strings([&](std::uint32_t, std::string_view s) {
+            found = found || essential_name(s) == name;
+        });
+        if (found)
+            return true;
+    }
+    return bool(error);
+}
+
 // The cut BTF for RELOCATIONS: candidates found by one pass over the strings and one over the
 // types.
 std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocation>& relocations,
@@ -800,8 +821,10 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
             case Relocation::Kind::enumerator: cut.enumerator(id, r.enumerator); break;
             }
         }
-        if (!matched)
-            throw Unsupported("no type " + r.root_name + " in vmlinux (libbpf would look in modules)");
+        // libbpf would look in the modules' BTF then: where none has the name, it finds
+        // nothing there either, and the relocation fails (or says "does not exist") alike.
+        if (!matched && module_may_have(file, r.root_name))
+            throw Unsupported("no type " + r.root_name + " in vmlinux, and a module's BTF names it");
     }
     return {cut.write(), cut.kept()};
 }
