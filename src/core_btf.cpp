@@ -889,6 +889,46 @@ bool kernel_btf_has_type(std::string_view name, int kind, const std::filesystem:
     }
 }
 
+std::optional<std::map<std::int64_t, std::string>> kernel_enum_values(std::string_view name,
+                                                                    const std::filesystem::path& kernel_btf)
+{
+    try {
+        KernelBtf kernel(kernel_btf);
+        std::unordered_set<std::uint32_t> named;
+        kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
+            if (s == name)
+                named.insert(off);
+        });
+        std::uint32_t enum32 = 0, enum64 = 0;
+        kernel.scan_types([&](std::uint32_t id, const btf_type& t) {
+            if (!named.count(t.name_off))
+                return;
+            if (btf_kind(&t) == BTF_KIND_ENUM && !enum32)
+                enum32 = id;
+            else if (btf_kind(&t) == BTF_KIND_ENUM64 && !enum64)
+                enum64 = id;
+        });
+        std::uint32_t id = enum32 ? enum32 : enum64;
+        if (!id)
+            return std::nullopt;
+        const btf_type* t = kernel.type(id);
+        std::vector<std::pair<std::int64_t, std::uint32_t>> enumerators;
+        for (std::uint32_t i = 0; i < btf_vlen(t); i++) {
+            if (enum32)
+                enumerators.emplace_back(btf_enum(t)[i].val, btf_enum(t)[i].name_off);
+            else
+                enumerators.emplace_back(static_cast<std::int64_t>(btf_enum64_value(btf_enum64(t) + i)),
+                                         btf_enum64(t)[i].name_off);
+        }
+        std::map<std::int64_t, std::string> values;
+        for (const auto& [value, name_off] : enumerators)
+            values.emplace(value, kernel.name(name_off));
+        return values;
+    } catch (const Unsupported& e) {
+        throw Error(Exit::unknown_target, std::string("cannot read the kernel's BTF: ") + e.what());
+    }
+}
+
 CoreBtf::CoreBtf(CoreBtf&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)),
       why_whole_(std::move(other.why_whole_)), types_kept_(other.types_kept_),

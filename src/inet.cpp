@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/inet.hpp"
 
-#include "tpkit/btf.hpp"
 
 #include <fmt/format.h>
 
@@ -76,13 +75,10 @@ std::string tcp_flags_text(std::uint8_t flags)
     return text;
 }
 
-std::map<std::uint32_t, std::string> drop_reason_names(const Btf& btf)
+std::map<std::uint32_t, std::string> drop_reason_names(const std::map<std::int64_t, std::string>& skb_drop_reason)
 {
     std::map<std::uint32_t, std::string> names;
-    auto values = btf.enum_values("skb_drop_reason");
-    if (!values)
-        return names;
-    for (const auto& [value, name] : *values) {
+    for (const auto& [value, name] : skb_drop_reason) {
         std::string_view text = name;
         for (std::string_view prefix : {"SKB_DROP_REASON_", "SKB_"})
             if (text.starts_with(prefix)) {

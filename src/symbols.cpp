@@ -132,8 +132,10 @@ KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
     if (!in)
         throw Error(Exit::failure,
                     fmt::format("cannot read {}: {}", kallsyms.string(), std::strerror(errno)));
-    std::map<std::string, std::uint32_t, std::less<>> modules{{"", 0}};
-    names_.push_back('\0'); // offset 0: the kernel image's empty module name
+    std::map<std::string, std::uint16_t, std::less<>> modules{{"", 0}};
+    modules_.emplace_back();
+    constexpr std::size_t block_size = std::size_t(1) << name_block_bits;
+    std::size_t block_used = block_size;
     bool any_address = false;
     std::string line;
     while (std::getline(in, line)) {
@@ -154,25 +156,35 @@ KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
             if (module.size() >= 2 && module.front() == '[' && module.back() == ']')
                 module = module.substr(1, module.size() - 2);
         }
-        if (rest.empty())
+        if (rest.empty() || rest.size() >= block_size)
             continue;
-        auto [it, inserted] = modules.try_emplace(std::string(module), std::uint32_t(names_.size()));
+        auto [it, inserted] = modules.try_emplace(std::string(module), std::uint16_t(modules_.size()));
         if (inserted) {
-            names_.append(module);
-            names_.push_back('\0');
+            if (modules_.size() > UINT16_MAX)
+                throw Error(Exit::failure, fmt::format("{} lists more modules than expected", kallsyms.string()));
+            modules_.emplace_back(module);
         }
+        if (block_used + rest.size() + 1 > block_size) {
+            name_blocks_.push_back(std::make_unique<char[]>(block_size));
+            block_used = 0;
+        }
+        char* name = name_blocks_.back().get() + block_used;
+        std::memcpy(name, rest.data(), rest.size());
+        name[rest.size()] = '\0';
         int binding = type == 'T' ? 0 : type == 'W' || type == 'w' ? 1 : 2;
-        entries_.push_back({address, std::uint32_t(names_.size()), it->second, name_rank(binding, rest)});
-        names_.append(rest);
-        names_.push_back('\0');
+        auto name_ref = std::uint32_t(((name_blocks_.size() - 1) << name_block_bits) | block_used);
+        entries_.push_back({address, name_ref, it->second, std::uint8_t(name_rank(binding, rest))});
+        block_used += rest.size() + 1;
     }
     if (!entries_.empty() && !any_address)
         throw Error(Exit::no_privileges,
                     fmt::format("{} shows every address as 0 (kptr_restrict): kernel symbols need "
                                 "root or CAP_SYSLOG",
                                 kallsyms.string()));
-    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-        return a.address != b.address ? a.address < b.address : a.rank < b.rank;
+    // Names are stored in the file's order, so their references keep it among equals: a sort
+    // in place, without stable_sort's buffer of half the entries.
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+        return std::tie(a.address, a.rank, a.name) < std::tie(b.address, b.rank, b.name);
     });
 }
 
@@ -189,7 +201,7 @@ std::optional<Symbol> KernelSymbols::find(std::uint64_t address) const
                                  [](const Entry& e) { return e.address; });
     if (it == entries_.end())
         return std::nullopt;
-    Symbol symbol{&names_[it->name], address - it->address, &names_[it->module]};
+    Symbol symbol{name_at(it->name), address - it->address, modules_[it->module]};
     auto next = std::find_if(it, entries_.end(), [&](const Entry& e) { return e.address != it->address; });
     if (next != entries_.end())
         symbol.size = next->address - it->address;
@@ -200,7 +212,7 @@ std::vector<std::uint64_t> KernelSymbols::addresses_of(std::string_view name) co
 {
     std::vector<std::uint64_t> addresses;
     for (const Entry& e : entries_)
-        if (name == &names_[e.name] &&
+        if (name == name_at(e.name) &&
             (addresses.empty() || addresses.back() != e.address))
             addresses.push_back(e.address);
     return addresses;

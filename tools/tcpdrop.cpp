@@ -6,8 +6,8 @@
 #include "tcpdrop.skel.h"
 #include "stack_symbolizer.hpp"
 
-#include <tpkit/btf.hpp>
 #include <tpkit/inet.hpp>
+#include <tpkit/skeleton.hpp>
 #include <tpkit/stream.hpp>
 
 #include <fmt/format.h>
@@ -76,10 +76,10 @@ tpkit::Columns<Drop> columns(bool stacks)
 // whose skb:kfree_skb carries no reason.
 std::map<std::uint32_t, std::string> reason_names()
 {
-    const tpkit::Btf btf = tpkit::Btf::load_vmlinux();
-    if (!btf.typedef_proto_params("btf_trace_kfree_skb"))
+    if (!tpkit::kernel_has_raw_tracepoint("kfree_skb"))
         throw tpkit::Error(tpkit::Exit::unknown_target, "this kernel has no skb:kfree_skb tracepoint");
-    auto names = tpkit::drop_reason_names(btf);
+    auto names = tpkit::drop_reason_names(tpkit::kernel_enum_values("skb_drop_reason").value_or(
+        std::map<std::int64_t, std::string>{}));
     if (names.empty())
         throw tpkit::Error(tpkit::Exit::unknown_target,
                            "this kernel's skb:kfree_skb tracepoint carries no drop reason (its BTF has "

@@ -9,7 +9,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,5 +54,10 @@ private:
 // cannot be read as BTF.
 bool kernel_btf_has_type(std::string_view name, int kind,
                          const std::filesystem::path& kernel_btf = "/sys/kernel/btf/vmlinux");
+
+// The enumerators of the kernel's enum NAME (value → name; the first enum of that name, of 32
+// bits before 64), or nothing when it has none; read as kernel_btf_has_type() reads.
+std::optional<std::map<std::int64_t, std::string>>
+kernel_enum_values(std::string_view name, const std::filesystem::path& kernel_btf = "/sys/kernel/btf/vmlinux");
 
 } // namespace tpkit

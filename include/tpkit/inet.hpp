@@ -44,13 +44,11 @@ std::string_view tcp_state_name(int state);
 // ECE CWR, in that order); "" for none.
 std::string tcp_flags_text(std::uint8_t flags);
 
-class Btf;
-
-// The kernel's drop reasons (enum skb_drop_reason in its BTF) by number, named as its
-// skb:kfree_skb format prints them: "NO_SOCKET" (SKB_DROP_REASON_NO_SOCKET), "CONSUMED"
-// (SKB_CONSUMED). The numbers differ between kernels (NO_SOCKET is 2 on 6.1, 3 on 6.18). Empty
-// when the kernel has no such enum (before 5.17).
-std::map<std::uint32_t, std::string> drop_reason_names(const Btf& btf);
+// The kernel's drop reasons by number, from the enumerators of its enum skb_drop_reason, named
+// as its skb:kfree_skb format prints them: "NO_SOCKET" (SKB_DROP_REASON_NO_SOCKET), "CONSUMED"
+// (SKB_CONSUMED). The numbers differ between kernels (NO_SOCKET is 2 on 6.1, 3 on 6.18); kernels
+// before 5.17 have no such enum.
+std::map<std::uint32_t, std::string> drop_reason_names(const std::map<std::int64_t, std::string>& skb_drop_reason);
 
 // A count per socket tuple, for the TCP tools' -c.
 struct TupleCount {

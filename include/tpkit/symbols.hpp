@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -53,14 +54,23 @@ public:
     std::size_t size() const { return entries_.size(); }
 
 private:
+    // 16 bytes a function (there are 120k on 6.18), in a deque: /proc/kallsyms cannot be sized
+    // before it is read, and a vector doubling as it grows holds the old and the new at once.
     struct Entry {
         std::uint64_t address;
-        std::uint32_t name;   // offset in names_, NUL-terminated
-        std::uint32_t module; // offset in names_ ("" for the kernel image)
-        int rank;             // among functions at one address, the lowest is the one shown
+        std::uint32_t name;   // name_at(name), NUL-terminated
+        std::uint16_t module; // in modules_ ("" for the kernel image)
+        std::uint8_t rank;    // among functions at one address, the lowest is the one shown
     };
-    std::vector<Entry> entries_;
-    std::string names_;
+    static constexpr unsigned name_block_bits = 18;
+    const char* name_at(std::uint32_t name) const
+    {
+        return name_blocks_[name >> name_block_bits].get() + (name & ((1u << name_block_bits) - 1));
+    }
+    std::deque<Entry> entries_;
+    // The names, in blocks of 256 KiB filled one after the other (no copy as they grow).
+    std::vector<std::unique_ptr<char[]>> name_blocks_;
+    std::vector<std::string> modules_;
 };
 
 // /proc/kallsyms read on a thread of its own from construction on (the kernel takes tens of

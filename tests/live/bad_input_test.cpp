@@ -66,12 +66,18 @@ std::vector<std::string> prlimit(const std::string& limit, const std::vector<std
     return under({"/usr/bin/prlimit", limit}, command);
 }
 
-// COMMAND in a mount namespace of its own where SETUP (shell) ran first.
+// COMMAND in a mount namespace of its own where SETUP (shell) ran first. Its mounts are made
+// private before SETUP, so that nothing SETUP unmounts is unmounted outside: all at once from /
+// where / is a mount point, else one by one (under chroot, / may be none, and unshare's own
+// --propagation private then fails); SETUP does not run unless each one could be.
 std::vector<std::string> in_mount_namespace(const std::string& setup,
                                             const std::vector<std::string>& command)
 {
-    return under({"/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                  setup + " && exec \"$@\"", "sh"},
+    const std::string private_mounts =
+        "mount --make-rprivate / 2>/dev/null || "
+        "for m in $(awk '{ print $5 }' /proc/self/mountinfo); do mount --make-private \"$m\" || exit 97; done";
+    return under({"/usr/bin/unshare", "--mount", "--propagation", "unchanged", "/bin/sh", "-c",
+                  "{ " + private_mounts + "; } && " + setup + " && exec \"$@\"", "sh"},
                  command);
 }
 
