@@ -321,9 +321,8 @@ public:
             std::uint32_t n = std::min<std::uint32_t>(piece_size, header_.str_len - done);
             read_at(strings_start_ + done, piece.data(), n);
             std::uint32_t start = 0;
-            for (std::uint32_t i = 0; i < n; i++) {
-                if (piece[i])
-                    continue;
+            for (const char* nul; (nul = static_cast<const char*>(std::memchr(piece.data() + start, 0, n - start)));) {
+                auto i = static_cast<std::uint32_t>(nul - piece.data());
                 if (!pending.empty() || start == 0) {
                     pending.append(piece.data() + start, i - start);
                     found(pending_off, std::string_view(pending));
@@ -779,16 +778,22 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
 {
     KernelBtf kernel(file);
     std::unordered_set<std::string_view> roots;
-    for (const auto& r : relocations)
+    std::vector<bool> root_lengths; // to hash only the strings of a root name's length
+    for (const auto& r : relocations) {
         roots.insert(r.root_name);
+        if (root_lengths.size() <= r.root_name.size())
+            root_lengths.resize(r.root_name.size() + 1);
+        root_lengths[r.root_name.size()] = true;
+    }
     // String offsets of candidate names; and, to know that names are read whole, where each
     // string starts.
     std::unordered_map<std::uint32_t, std::string> root_names;
     std::vector<bool> starts(kernel.string_bytes());
     kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
         starts[off] = true;
-        if (roots.count(essential_name(s)))
-            root_names.emplace(off, std::string(essential_name(s)));
+        std::string_view essential = s.find("___") == std::string_view::npos ? s : essential_name(s);
+        if (essential.size() < root_lengths.size() && root_lengths[essential.size()] && roots.count(essential))
+            root_names.emplace(off, std::string(essential));
     });
     // Candidates of each root name: (id, kind).
     std::unordered_map<std::string, std::vector<std::pair<std::uint32_t, int>>> candidates;
