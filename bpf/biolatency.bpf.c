@@ -74,7 +74,7 @@ int rq_complete(struct bpf_raw_tracepoint_args *ctx)
 		key.op = tpkit_request_op(rq);
 		key.flags = tpkit_request_flags(rq);
 	}
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);

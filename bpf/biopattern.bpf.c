@@ -45,7 +45,7 @@ int rq_complete(struct bpf_raw_tracepoint_args *ctx)
 		tpkit_lookup_or_init(&next_sectors, &dev, &end);
 		return 0;
 	}
-	active = tpkit_active_map(&counts);
+	active = TPKIT_ACTIVE_MAP(counts);
 	c = active ? tpkit_lookup_or_zero(active, &dev, &zero_counts) : NULL;
 	if (c) {
 		if (*next == sector)

@@ -36,7 +36,7 @@ int rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	key.dev = tpkit_request_dev(rq);
 	key.write = tpkit_request_op(rq) == TPKIT_REQ_OP_WRITE;
 	__builtin_memcpy(key.comm, start.comm, sizeof(key.comm));
-	active = tpkit_active_map(&counts);
+	active = TPKIT_ACTIVE_MAP(counts);
 	c = active ? tpkit_lookup_or_zero(active, &key, &zero_counts) : NULL;
 	if (!c)
 		return 0;

@@ -76,7 +76,7 @@ int rq_issue(struct bpf_raw_tracepoint_args *ctx)
 			return 0;
 		bpf_get_current_comm(key.comm, sizeof(key.comm));
 	}
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);

@@ -30,6 +30,6 @@ int handler_exited(struct bpf_raw_tracepoint_args *ctx)
 	if (!irq_exited(&ns))
 		return 0;
 	bpf_probe_read_kernel_str(key.name, sizeof(key.name), BPF_CORE_READ(action, name));
-	irq_account(&stats, &key, ns);
+	irq_account(&stats, &stats_a, &key, ns);
 	return 0;
 }

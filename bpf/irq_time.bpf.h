@@ -52,9 +52,10 @@ static __always_inline bool irq_exited(__u64 *ns)
 	return true;
 }
 
-static __always_inline void irq_account(void *swapped, const void *key, __u64 ns)
+/* SWAPPED and its FIRST half (TPKIT_ACTIVE_MAP). */
+static __always_inline void irq_account(void *swapped, void *first, const void *key, __u64 ns)
 {
-	void *active = tpkit_active_map(swapped);
+	void *active = tpkit_active_map(swapped, first);
 	struct irq_stats *stats;
 
 	if (!active)

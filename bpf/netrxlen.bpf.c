@@ -37,7 +37,7 @@ int packet_received(void *ctx)
 		return 0;
 	if (per_dev)
 		tpkit_netif_receive_skb_name(ctx, key.dev, sizeof(key.dev));
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);

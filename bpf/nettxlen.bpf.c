@@ -33,7 +33,7 @@ int packet_sent(struct bpf_raw_tracepoint_args *ctx)
 		bpf_core_read_str(key.dev, sizeof(key.dev), &dev->name);
 	if (per_rc)
 		key.rc = (__s32)ctx->args[1];
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);

@@ -25,6 +25,6 @@ int softirq_exited(struct bpf_raw_tracepoint_args *ctx)
 	__u64 ns;
 
 	if (irq_exited(&ns))
-		irq_account(&stats, &vec, ns);
+		irq_account(&stats, &stats_a, &vec, ns);
 	return 0;
 }

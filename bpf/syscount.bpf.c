@@ -77,7 +77,7 @@ static __always_inline struct syscount_value *process_value(void)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct syscount_value zero = {}, *value;
-	void *active = tpkit_active_map(&by_process);
+	void *active = TPKIT_ACTIVE_MAP(by_process);
 	char comm[TPKIT_COMM_LEN];
 
 	if (!active)

@@ -79,7 +79,7 @@ int segment_received(struct bpf_raw_tracepoint_args *ctx)
 	srtt = BPF_CORE_READ((struct tcp_sock *)sk, srtt_us) >> 3;
 	if (milliseconds)
 		srtt /= 1000;
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	value = tpkit_lookup_or_zero(active, &key, &empty_value);

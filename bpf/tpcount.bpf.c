@@ -32,7 +32,7 @@ static __always_inline void count(void *ctx, void *record, __u32 event)
 	if (!tpkit_engine_keyed()) {
 		count = bpf_map_lookup_elem(&totals, &event);
 	} else {
-		keyed = tpkit_active_map(&by_key);
+		keyed = TPKIT_ACTIVE_MAP(by_key);
 		if (!keyed)
 			return;
 		tpkit_engine_key(ctx, record, event, &key);

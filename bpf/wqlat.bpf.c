@@ -60,7 +60,7 @@ int execute_start(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!tpkit_timing_elapsed(&queued_at, &key, &ns))
 		return 0;
-	active = tpkit_active_map(&hists);
+	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
 	hist_key.function = (__u64)BPF_CORE_READ(work, func);

@@ -57,12 +57,12 @@ public:
     // Before load: makes this object use OTHER's maps (engine instances share them).
     void share(const SwappedMap& other);
     // Before load: none of the three maps is created, for a run whose programs never reach
-    // them (a branch the verifier drops on read-only data). Setting the slot of a created one
-    // waits for an RCU grace period (~15 ms here).
+    // them (a branch the verifier drops on read-only data).
     void leave_out();
 
     // After load: points BPF at the other half, which the kernel makes wait for every program
-    // still using this one, then takes every entry out of this one (drain_keyed_counters).
+    // still using this one (an RCU grace period, ~18 ms here), then takes every entry out of this
+    // one (drain_keyed_counters). The slot is empty until the first drain: BPF uses NAME_a.
     std::vector<KeyedCounters> drain(DrainCalls calls = DrainCalls::batches);
 
 private:

@@ -36,14 +36,14 @@ int count_close(struct close_enter *ctx)
 	if (!tpkit_current_selected() || fd < first_fd || fd - first_fd >= keys)
 		return 0;
 	key = fd - first_fd;
-	map = tpkit_active_map(&per_cpu_counts);
+	map = TPKIT_ACTIVE_MAP(per_cpu_counts);
 	c = map ? tpkit_lookup_or_zero(map, &key, &zero_counters) : 0;
 	if (c) {
 		c->calls += 1;
 		c->key_sum += key + 1;
 		c->thousands += 1000;
 	}
-	map = tpkit_active_map(&shared_counts);
+	map = TPKIT_ACTIVE_MAP(shared_counts);
 	c = map ? tpkit_lookup_or_zero(map, &key, &zero_counters) : 0;
 	if (c) {
 		__sync_fetch_and_add(&c->calls, 1);

@@ -34,14 +34,14 @@ TPKIT_ZERO_VALUE(empty_hist, struct tpkit_linear_hist);
 
 /* The histogram a value of this key goes to: a value of a per-CPU map, so the adds are plain. */
 static __always_inline void *tpkit_engine_histogram(void *total_map, void *keyed_map,
-						    const struct tpkit_engine_key *key)
+						    void *keyed_first, const struct tpkit_engine_key *key)
 {
 	__u32 zero = 0;
 	void *keyed;
 
 	if (!tpkit_engine_keyed())
 		return bpf_map_lookup_elem(total_map, &zero);
-	keyed = tpkit_active_map(keyed_map);
+	keyed = tpkit_active_map(keyed_map, keyed_first);
 	if (!keyed)
 		return 0;
 	return tpkit_lookup_or_zero(keyed, key, &empty_hist);
@@ -54,17 +54,17 @@ static __always_inline void tpkit_engine_hist_add(const struct tpkit_engine_key 
 
 	switch (tpkit_config.hist_layout) {
 	case TPKIT_HIST_LOG2:
-		hist = tpkit_engine_histogram(&log2_total, &log2_by_key, key);
+		hist = tpkit_engine_histogram(&log2_total, &log2_by_key, &log2_by_key_a, key);
 		if (hist)
 			tpkit_log2_hist_add(hist, value);
 		break;
 	case TPKIT_HIST_LOGLINEAR:
-		hist = tpkit_engine_histogram(&loglinear_total, &loglinear_by_key, key);
+		hist = tpkit_engine_histogram(&loglinear_total, &loglinear_by_key, &loglinear_by_key_a, key);
 		if (hist)
 			tpkit_loglinear_hist_add(hist, value, tpkit_config.sub_bits);
 		break;
 	case TPKIT_HIST_LINEAR:
-		hist = tpkit_engine_histogram(&linear_total, &linear_by_key, key);
+		hist = tpkit_engine_histogram(&linear_total, &linear_by_key, &linear_by_key_a, key);
 		if (hist)
 			tpkit_linear_hist_add(hist, value, tpkit_config.linear_min,
 					      tpkit_config.linear_max, tpkit_config.linear_step);

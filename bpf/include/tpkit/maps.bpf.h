@@ -25,7 +25,11 @@ TPKIT_COUNTER(tpkit_missed);
  * so there are two maps, and NAME, an array of maps whose one slot holds the map programs update
  * now. User space points the slot at the other map (the kernel returns from that update only
  * once every program that could still use the old map has finished), then drains the old map
- * alone. max_entries is set by user space before load. */
+ * alone. The slot starts empty, meaning NAME_a (TPKIT_ACTIVE_MAP): filling it at load would
+ * wait for a grace period (~18 ms here) before the tool could start. The slot's inner map is
+ * described by sizes, not by the halves' struct: through an empty slot clang's BTF would reach
+ * that struct first and declare its key type only. max_entries is set by user space before
+ * load. */
 #define TPKIT_SWAPPED_MAP(name, map_type, key_type, value_type)                \
 	struct name##_half {                                                   \
 		__uint(type, map_type);                                        \
@@ -38,16 +42,25 @@ TPKIT_COUNTER(tpkit_missed);
 		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
 		__uint(max_entries, 1);                                        \
 		__type(key, __u32);                                            \
-		__array(values, struct name##_half);                           \
-	} name SEC(".maps") = { .values = { &name##_a } }
+		__array(values, struct {                                       \
+			__uint(type, map_type);                                \
+			__uint(max_entries, 1);                                \
+			__uint(key_size, sizeof(key_type));                    \
+			__uint(value_size, sizeof(value_type));                \
+		});                                                            \
+	} name SEC(".maps")
 
-/* The half of a TPKIT_SWAPPED_MAP that programs update now. */
-static __always_inline void *tpkit_active_map(void *swapped)
+/* The half of a TPKIT_SWAPPED_MAP that programs update now: the one in its slot, FIRST (its
+ * NAME_a) while the slot is empty. */
+static __always_inline void *tpkit_active_map(void *swapped, void *first)
 {
 	__u32 zero = 0;
+	void *map = bpf_map_lookup_elem(swapped, &zero);
 
-	return bpf_map_lookup_elem(swapped, &zero);
+	return map ? map : first;
 }
+
+#define TPKIT_ACTIVE_MAP(name) tpkit_active_map(&name, &name##_a)
 
 /* The key's value in a hash map, inserted from init when missing; NULL (counted in tpkit_missed)
  * when the map is full. */

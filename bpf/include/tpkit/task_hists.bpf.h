@@ -66,7 +66,7 @@ static __always_inline void tpkit_task_hist_add(struct task_struct *task, __u64 
 	} else {
 		key.id = tpkit_pid_namespace_of(task);
 	}
-	active = tpkit_active_map(&task_hists);
+	active = TPKIT_ACTIVE_MAP(task_hists);
 	if (!active)
 		return;
 	hist = tpkit_lookup_or_zero(active, &key, &empty_task_hist);
