@@ -14,10 +14,10 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* -e: the free pages counter, vm_zone_stat[NR_FREE_PAGES]. A variable without BTF: libbpf
- * takes its address from /proc/kallsyms at load (weak: 0 when it cannot). */
-const volatile bool with_free_pages = false;
-extern const void vm_zone_stat __ksym __weak;
+/* -e: the free pages counter, vm_zone_stat[NR_FREE_PAGES], at the address /proc/kallsyms gives
+ * (0: not asked for). Read there by the tool, only with -e: an extern __ksym would have libbpf
+ * read the whole of /proc/kallsyms (~60 ms) at every load. */
+const volatile __u64 vm_zone_stat_address = 0;
 
 TPKIT_TIMING_MAP(reclaim_start, __u32);
 
@@ -42,8 +42,8 @@ static __always_inline int reclaim_ends(void *ctx, __u64 nr_reclaimed, enum drsn
 	event.latency_ns = ns;
 	event.nr_reclaimed = nr_reclaimed;
 	event.kind = kind;
-	if (with_free_pages && &vm_zone_stat) {
-		const long *counters = (const long *)&vm_zone_stat;
+	if (vm_zone_stat_address) {
+		const long *counters = (const long *)vm_zone_stat_address;
 		long free_pages = 0;
 
 		bpf_probe_read_kernel(&free_pages, sizeof(free_pages),

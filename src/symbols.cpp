@@ -110,7 +110,7 @@ std::string frame_text(const std::optional<Symbol>& symbol, bool with_offset)
 
 // ---- kernel ----
 
-bool kernel_lists_symbol(std::string_view name, const std::filesystem::path& kallsyms)
+std::optional<std::uint64_t> kernel_symbol_address(std::string_view name, const std::filesystem::path& kallsyms)
 {
     std::ifstream in(kallsyms);
     std::string line;
@@ -121,9 +121,9 @@ bool kernel_lists_symbol(std::string_view name, const std::filesystem::path& kal
             continue;
         std::string_view symbol = std::string_view(line).substr(type + 3);
         if (symbol.substr(0, symbol.find('\t')) == name)
-            return true;
+            return std::strtoull(line.c_str(), nullptr, 16);
     }
-    return false;
+    return std::nullopt;
 }
 
 KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)

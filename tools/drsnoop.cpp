@@ -63,12 +63,21 @@ int main(int argc, char** argv)
         return static_cast<int>(*exit);
 
     return tpkit::run_tool(cli.name(), [&] {
-        if (extended && !tpkit::kernel_lists_symbol("vm_zone_stat"))
-            throw tpkit::Error(tpkit::Exit::unknown_target,
-                               "-e reads vm_zone_stat, which /proc/kallsyms does not list on this "
-                               "kernel (built without CONFIG_KALLSYMS_ALL)");
+        std::uint64_t vm_zone_stat = 0;
+        if (extended) {
+            auto address = tpkit::kernel_symbol_address("vm_zone_stat");
+            if (!address)
+                throw tpkit::Error(tpkit::Exit::unknown_target,
+                                   "-e reads vm_zone_stat, which /proc/kallsyms does not list on "
+                                   "this kernel (built without CONFIG_KALLSYMS_ALL)");
+            if (!*address)
+                throw tpkit::Error(tpkit::Exit::no_privileges,
+                                   "/proc/kallsyms shows vm_zone_stat at 0 (kptr_restrict): -e needs "
+                                   "root or CAP_SYSLOG");
+            vm_zone_stat = *address;
+        }
         tpkit::run_stream<drsnoop_bpf, Event>(cli, columns(extended), [&](drsnoop_bpf& skel) {
-            skel.rodata->with_free_pages = extended;
+            skel.rodata->vm_zone_stat_address = vm_zone_stat;
         });
     });
 }

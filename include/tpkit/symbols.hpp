@@ -86,10 +86,11 @@ private:
     std::future<KernelSymbols> reading_;
 };
 
-// Whether a kallsyms-format file lists a symbol of this name, of any type (data too): kernels
-// built without CONFIG_KALLSYMS_ALL list functions only.
-bool kernel_lists_symbol(std::string_view name,
-                         const std::filesystem::path& kallsyms = "/proc/kallsyms");
+// The address a kallsyms-format file lists for a symbol of this name, of any type (data too),
+// or nothing when it lists none (kernels built without CONFIG_KALLSYMS_ALL list functions only);
+// 0 when kptr_restrict hides the addresses from this user.
+std::optional<std::uint64_t> kernel_symbol_address(std::string_view name,
+                                                   const std::filesystem::path& kallsyms = "/proc/kallsyms");
 
 // The functions of one ELF file (.symtab and .dynsym, C++ names demangled) and its loadable
 // segments, which say where a file offset is in the file's own addresses.

@@ -6,8 +6,10 @@
 // must agree, and an accepted expression must be one the grammar allows.
 //
 // Input: [event][comm: 16][cpu: 1][tid: 4] EXPRESSION \0 RECORD
+#include "tpkit/engine.h"
 #include "tpkit/error.hpp"
 #include "tpkit/filter.hpp"
+#include "tpkit/syscalls.hpp"
 
 #include "fuzz_formats.hpp"
 #include "unit/kernel_filter_ref.hpp"
@@ -215,6 +217,15 @@ private:
         } else if (field && field->is_string()) {
             str = record_.at(field->offset);
             len = static_cast<int>(field->size);
+        } else if (field && tpkit::is_syscall_user_string(format_, *field)) {
+            // The string the argument points to, as far as BPF reads it; unreadable: "".
+            auto address = record_.number(field->offset, 8, false);
+            auto text = env_.user_string ? env_.user_string(address) : std::nullopt;
+            user_ = text ? text->substr(0, std::min<std::size_t>(strnlen(text->c_str(), text->size()),
+                                                                 TPKIT_USER_STR_MAX - 1))
+                         : std::string();
+            str = user_.c_str();
+            len = static_cast<int>(user_.size() + 1);
         } else {
             fail("accepted a string for '" + name + "', which is not a string");
         }
@@ -308,6 +319,7 @@ private:
     const EventFormat& format_;
     const Padded& record_;
     const tpkit::FilterEnv& env_;
+    std::string user_; // a user string compared
     std::size_t pos_ = 0;
 };
 
@@ -323,6 +335,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::memcpy(comm, data + 1, 16);
     tpkit::FilterEnv env{std::string_view(comm, strnlen(comm, 16)), std::int8_t(data[17]), 0};
     std::memcpy(&env.tid, data + 18, 4);
+    // User memory: at an address with its low bit set, its digits (in BPF, a read that may
+    // fault: the others).
+    env.user_string = [](std::uint64_t address) -> std::optional<std::string> {
+        if (!(address & 1))
+            return std::nullopt;
+        return std::to_string(address >> 1);
+    };
     std::string_view rest(reinterpret_cast<const char*>(data) + prefix, size - prefix);
     std::string_view expr = rest.substr(0, rest.find('\0'));
     std::span<const std::byte> record;

@@ -85,7 +85,7 @@ TEST(DrsnoopExact, ReportsEveryReclaimTheKernelTracedForTheChild)
         trace.enable("vmscan", event, true);
     }
     // -e where the kernel lists vm_zone_stat (CONFIG_KALLSYMS_ALL: Debian's kernels do).
-    const bool extended = tpkit::kernel_lists_symbol("vm_zone_stat");
+    const bool extended = tpkit::kernel_symbol_address("vm_zone_stat").has_value();
     std::vector<std::string> argv{tpkit::live::tool_path("drsnoop"), "--json", "-p", pid};
     if (extended)
         argv.push_back("-e");
@@ -120,7 +120,7 @@ TEST(DrsnoopExact, ReportsEveryReclaimTheKernelTracedForTheChild)
 TEST(DrsnoopExact, ExtendedSaysWhyWhereTheKernelHidesFreeMemory)
 {
     TPKIT_REQUIRE_LIVE();
-    if (tpkit::kernel_lists_symbol("vm_zone_stat"))
+    if (tpkit::kernel_symbol_address("vm_zone_stat").has_value())
         GTEST_SKIP() << "this kernel lists vm_zone_stat: -e is checked by the test above";
     ToolRun tool({tpkit::live::tool_path("drsnoop"), "-e"});
     EXPECT_EQ(tool.wait(tpkit::live::patient(20s)), 4);

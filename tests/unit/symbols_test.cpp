@@ -90,12 +90,12 @@ TEST(KernelSymbols, KeepsFunctionsOnlyAndPrefersThePlainNameOfAnAddress)
 
 TEST(KernelSymbols, ListsDataSymbolsByName)
 {
-    EXPECT_TRUE(tpkit::kernel_lists_symbol("jiffies", kallsyms_fixture));      // D
-    EXPECT_TRUE(tpkit::kernel_lists_symbol("sleep_state", kallsyms_fixture));  // b
-    EXPECT_TRUE(tpkit::kernel_lists_symbol("ext4_sync_fs", kallsyms_fixture)); // a module's
-    EXPECT_FALSE(tpkit::kernel_lists_symbol("jiff", kallsyms_fixture));
-    EXPECT_FALSE(tpkit::kernel_lists_symbol("vm_zone_stat", kallsyms_fixture));
-    EXPECT_FALSE(tpkit::kernel_lists_symbol("jiffies", "/nonexistent/kallsyms"));
+    EXPECT_EQ(tpkit::kernel_symbol_address("jiffies", kallsyms_fixture), 0xffffffff82000000);      // D
+    EXPECT_EQ(tpkit::kernel_symbol_address("sleep_state", kallsyms_fixture), 0xffffffff82600000);  // b
+    EXPECT_EQ(tpkit::kernel_symbol_address("ext4_sync_fs", kallsyms_fixture), 0xffffffffc0a01400); // a module's
+    EXPECT_FALSE(tpkit::kernel_symbol_address("jiff", kallsyms_fixture));
+    EXPECT_FALSE(tpkit::kernel_symbol_address("vm_zone_stat", kallsyms_fixture));
+    EXPECT_FALSE(tpkit::kernel_symbol_address("jiffies", "/nonexistent/kallsyms"));
 }
 
 TEST(KernelSymbols, ModulesAndNamesToAddresses)

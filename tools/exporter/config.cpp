@@ -47,6 +47,8 @@ std::string scalar(const std::string& file, const YAML::Node& node, const std::s
 {
     if (!node.IsScalar())
         fail(file, node.Mark(), fmt::format("key '{}': expected a single value", key));
+    if (node.Scalar().empty()) // "key:" or "key: !tag" alone
+        fail(file, node.Mark(), fmt::format("key '{}': empty", key));
     return node.Scalar();
 }
 
