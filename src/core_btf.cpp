@@ -450,9 +450,17 @@ struct Keep {
     bool pointee = false;                // of a pointer: else it points to void
 };
 
+// What the pass over the kernel's strings found, so that names need not be read one by one:
+// where each string a relocation looks for lies, and where empty strings lie.
+struct NamedStrings {
+    std::unordered_map<std::uint32_t, std::string> members;     // exactly a member name sought
+    std::unordered_map<std::uint32_t, std::string> enumerators; // flavour aside, an enumerator sought
+    std::unordered_set<std::uint32_t> empty;
+};
+
 class Cut {
 public:
-    explicit Cut(KernelBtf& kernel) : kernel_(kernel) {}
+    Cut(KernelBtf& kernel, const NamedStrings& strings) : kernel_(kernel), strings_(strings) {}
 
     void keep(std::uint32_t id)
     {
@@ -538,15 +546,15 @@ public:
         bool found = false;
         for (std::uint32_t i = 0; i < members.size(); i++) {
             const btf_member& m = members[i];
-            const std::string& member_name = m.name_off ? kernel_.name(m.name_off) : empty_;
-            if (member_name.empty()) {
+            if (!m.name_off || strings_.empty.count(m.name_off)) {
                 std::uint32_t inner = kernel_.skip_mods(m.type);
                 if (inner && btf_is_composite(kernel_.type(inner)) && find_member(inner, name, out)) {
                     through_mods(m.type);
                     keep_[id].members.insert(i);
                     found = true;
                 }
-            } else if (member_name == name) {
+            } else if (auto it = strings_.members.find(m.name_off);
+                       it != strings_.members.end() && it->second == name) {
                 keep_[id].members.insert(i);
                 out.push_back({m.type, id, i});
                 return true; // the first named match decides, compatible or not
@@ -611,7 +619,8 @@ public:
         for (std::uint32_t i = 0; i < btf_vlen(t); i++)
             names.push_back(btf_is_enum(t) ? btf_enum(t)[i].name_off : btf_enum64(t)[i].name_off);
         for (std::uint32_t i = 0; i < names.size(); i++)
-            if (essential_name(kernel_.name(names[i])) == name)
+            if (auto it = strings_.enumerators.find(names[i]);
+                it != strings_.enumerators.end() && it->second == name)
                 keep_[id].enumerators.insert(i);
     }
 
@@ -744,9 +753,9 @@ public:
 
 private:
     KernelBtf& kernel_;
+    const NamedStrings& strings_;
     std::map<std::uint32_t, Keep> keep_;
     std::set<std::pair<std::uint32_t, bool>> shaped_;
-    const std::string empty_;
 };
 
 // Whether the BTF of a loaded module (/sys/kernel/btf/MODULE, beside vmlinux) has a string
@@ -777,23 +786,45 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
                                                      std::size_t& kernel_types)
 {
     KernelBtf kernel(file);
-    std::unordered_set<std::string_view> roots;
-    std::vector<bool> root_lengths; // to hash only the strings of a root name's length
+    std::unordered_set<std::string_view> roots, members, enumerators;
+    std::vector<bool> sought_lengths; // to hash only the strings of a sought name's length
+    auto seek = [&](std::unordered_set<std::string_view>& set, std::string_view name) {
+        set.insert(name);
+        if (sought_lengths.size() <= name.size())
+            sought_lengths.resize(name.size() + 1);
+        sought_lengths[name.size()] = true;
+    };
     for (const auto& r : relocations) {
-        roots.insert(r.root_name);
-        if (root_lengths.size() <= r.root_name.size())
-            root_lengths.resize(r.root_name.size() + 1);
-        root_lengths[r.root_name.size()] = true;
+        seek(roots, r.root_name);
+        for (const Step& step : r.steps)
+            if (!step.member.empty())
+                seek(members, step.member);
+        if (!r.enumerator.empty())
+            seek(enumerators, r.enumerator);
     }
+    NamedStrings named;
     // String offsets of candidate names; and, to know that names are read whole, where each
     // string starts.
     std::unordered_map<std::uint32_t, std::string> root_names;
     std::vector<bool> starts(kernel.string_bytes());
     kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
         starts[off] = true;
+        if (s.empty()) {
+            named.empty.insert(off);
+            return;
+        }
+        auto sought = [&](std::string_view name) {
+            return name.size() < sought_lengths.size() && sought_lengths[name.size()];
+        };
+        if (sought(s) && members.count(s))
+            named.members.emplace(off, std::string(s));
         std::string_view essential = s.find("___") == std::string_view::npos ? s : essential_name(s);
-        if (essential.size() < root_lengths.size() && root_lengths[essential.size()] && roots.count(essential))
+        if (!sought(essential))
+            return;
+        if (roots.count(essential))
             root_names.emplace(off, std::string(essential));
+        if (enumerators.count(essential))
+            named.enumerators.emplace(off, std::string(essential));
     });
     // Candidates of each root name: (id, kind).
     std::unordered_map<std::string, std::vector<std::pair<std::uint32_t, int>>> candidates;
@@ -813,7 +844,7 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
     starts.shrink_to_fit();
     kernel_types = kernel.type_count() - 1;
 
-    Cut cut(kernel);
+    Cut cut(kernel, named);
     for (const auto& r : relocations) {
         std::size_t matched = 0;
         for (auto [id, kind] : candidates[r.root_name]) {

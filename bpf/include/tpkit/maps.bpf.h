@@ -25,29 +25,29 @@ TPKIT_COUNTER(tpkit_missed);
  * so there are two maps, and NAME, an array of maps whose one slot holds the map programs update
  * now. User space points the slot at the other map (the kernel returns from that update only
  * once every program that could still use the old map has finished), then drains the old map
- * alone. The slot starts empty, meaning NAME_a (TPKIT_ACTIVE_MAP): filling it at load would
- * wait for a grace period (~18 ms here) before the tool could start. The slot's inner map is
- * described by sizes, not by the halves' struct: through an empty slot clang's BTF would reach
- * that struct first and declare its key type only. max_entries is set by user space before
- * load. */
+ * alone. max_entries is set by user space before load.
+ * - The slot starts empty, meaning NAME_a (TPKIT_ACTIVE_MAP): filling it at load would wait for
+ *   a grace period (~18 ms here) before the tool could start.
+ * - The halves take memory as keys come (no preallocation): a start-up does not wait for the
+ *   kernel to allocate and clear entries it may never use (20 MiB and 8 ms a half for
+ *   bitesize's defaults).
+ * - Keys and values are given by size: with an empty slot, clang's BTF reaches the halves'
+ *   struct through the slot first and only declares their key type, and a map with BTF types
+ *   does not fit a slot made without them on 6.1 (its timer_off differs). */
 #define TPKIT_SWAPPED_MAP(name, map_type, key_type, value_type)                \
 	struct name##_half {                                                   \
 		__uint(type, map_type);                                        \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
 		__uint(max_entries, 1);                                        \
-		__type(key, key_type);                                         \
-		__type(value, value_type);                                     \
+		__uint(key_size, sizeof(key_type));                            \
+		__uint(value_size, sizeof(value_type));                        \
 	};                                                                     \
 	struct name##_half name##_a SEC(".maps"), name##_b SEC(".maps");     \
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);                      \
 		__uint(max_entries, 1);                                        \
 		__type(key, __u32);                                            \
-		__array(values, struct {                                       \
-			__uint(type, map_type);                                \
-			__uint(max_entries, 1);                                \
-			__uint(key_size, sizeof(key_type));                    \
-			__uint(value_size, sizeof(value_type));                \
-		});                                                            \
+		__array(values, struct name##_half);                           \
 	} name SEC(".maps")
 
 /* The half of a TPKIT_SWAPPED_MAP that programs update now: the one in its slot, FIRST (its
