@@ -906,63 +906,61 @@ CoreBtf CoreBtf::for_object(const void* elf, std::size_t size, const std::filesy
     return result;
 }
 
-bool kernel_btf_has_type(std::string_view name, int kind, const std::filesystem::path& kernel_btf)
+namespace {
+
+// Calls seen(kernel, id, type) for each type of the kernel's BTF named NAME, in id order; a file
+// that is no BTF is Error(unknown_target).
+template <class Seen>
+void each_type_named(const std::filesystem::path& file, std::string_view name, Seen seen)
 {
     try {
-        KernelBtf kernel(kernel_btf);
+        KernelBtf kernel(file);
         std::unordered_set<std::uint32_t> named;
         kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
             if (s == name)
                 named.insert(off);
         });
-        bool found = false;
-        kernel.scan_types([&](std::uint32_t, const btf_type& t) {
-            found = found || (btf_kind(&t) == kind && named.count(t.name_off));
+        kernel.scan_types([&](std::uint32_t id, const btf_type& t) {
+            if (named.count(t.name_off))
+                seen(kernel, id, t);
         });
-        return found;
     } catch (const Unsupported& e) {
         throw Error(Exit::unknown_target, std::string("cannot read the kernel's BTF: ") + e.what());
     }
 }
 
+} // namespace
+
+bool kernel_btf_has_type(std::string_view name, int kind, const std::filesystem::path& kernel_btf)
+{
+    bool found = false;
+    each_type_named(kernel_btf, name, [&](KernelBtf&, std::uint32_t, const btf_type& t) {
+        found = found || btf_kind(&t) == kind;
+    });
+    return found;
+}
+
 std::optional<std::map<std::int64_t, std::string>> kernel_enum_values(std::string_view name,
                                                                     const std::filesystem::path& kernel_btf)
 {
-    try {
-        KernelBtf kernel(kernel_btf);
-        std::unordered_set<std::uint32_t> named;
-        kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
-            if (s == name)
-                named.insert(off);
-        });
-        std::uint32_t enum32 = 0, enum64 = 0;
-        kernel.scan_types([&](std::uint32_t id, const btf_type& t) {
-            if (!named.count(t.name_off))
-                return;
-            if (btf_kind(&t) == BTF_KIND_ENUM && !enum32)
-                enum32 = id;
-            else if (btf_kind(&t) == BTF_KIND_ENUM64 && !enum64)
-                enum64 = id;
-        });
-        std::uint32_t id = enum32 ? enum32 : enum64;
-        if (!id)
-            return std::nullopt;
+    std::optional<std::map<std::int64_t, std::string>> values;
+    bool from_enum32 = false;
+    each_type_named(kernel_btf, name, [&](KernelBtf& kernel, std::uint32_t id, const btf_type& type) {
+        bool enum32 = btf_kind(&type) == BTF_KIND_ENUM;
+        if ((!enum32 && btf_kind(&type) != BTF_KIND_ENUM64) || from_enum32 || (values && !enum32))
+            return; // the first enum of 32 bits, else the first of 64
         const btf_type* t = kernel.type(id);
         std::vector<std::pair<std::int64_t, std::uint32_t>> enumerators;
-        for (std::uint32_t i = 0; i < btf_vlen(t); i++) {
-            if (enum32)
-                enumerators.emplace_back(btf_enum(t)[i].val, btf_enum(t)[i].name_off);
-            else
-                enumerators.emplace_back(static_cast<std::int64_t>(btf_enum64_value(btf_enum64(t) + i)),
-                                         btf_enum64(t)[i].name_off);
-        }
-        std::map<std::int64_t, std::string> values;
+        for (std::uint32_t i = 0; i < btf_vlen(t); i++)
+            enumerators.emplace_back(enum32 ? btf_enum(t)[i].val
+                                            : static_cast<std::int64_t>(btf_enum64_value(btf_enum64(t) + i)),
+                                     enum32 ? btf_enum(t)[i].name_off : btf_enum64(t)[i].name_off);
+        values.emplace();
         for (const auto& [value, name_off] : enumerators)
-            values.emplace(value, kernel.name(name_off));
-        return values;
-    } catch (const Unsupported& e) {
-        throw Error(Exit::unknown_target, std::string("cannot read the kernel's BTF: ") + e.what());
-    }
+            values->emplace(value, kernel.name(name_off));
+        from_enum32 = enum32;
+    });
+    return values;
 }
 
 CoreBtf::CoreBtf(CoreBtf&& other) noexcept
