@@ -7,9 +7,9 @@
 //   into anonymous members, the first of that name deciding; non-matching named members are
 //   only skipped, so they go, and the order, offsets and bitfield sizes of what stays are the
 //   kernel's. An array step needs the array and its element's size (and, for a zero-length
-//   array, whether it is its struct's last member). The field read needs its
-//   type's kind, size, int encoding, enum name and signedness; a pointer's target is never
-//   looked at there, so it becomes void;
+//   array, whether it is its struct's last member). The field read needs its type's kind,
+//   size, int encoding, enum name and signedness; a pointer's target is never looked at
+//   there, so it becomes void;
 // - a type relocation compares kinds through pointers, arrays and function prototypes, never
 //   into members: structs stay with their size and the members kept for fields;
 // - an enumerator: the candidate's enumerators of that name (the first decides), in order.
