@@ -453,6 +453,7 @@ struct Keep {
 // What the pass over the kernel's strings found, so that names need not be read one by one:
 // where each string a relocation looks for lies, and where empty strings lie.
 struct NamedStrings {
+    std::unordered_map<std::uint32_t, std::string> roots;       // flavour aside, a root type sought
     std::unordered_map<std::uint32_t, std::string> members;     // exactly a member name sought
     std::unordered_map<std::uint32_t, std::string> enumerators; // flavour aside, an enumerator sought
     std::unordered_set<std::uint32_t> empty;
@@ -779,11 +780,15 @@ bool module_may_have(const std::filesystem::path& vmlinux, std::string_view name
     return bool(error);
 }
 
+struct CutBtf {
+    std::vector<std::uint8_t> raw;
+    std::size_t types_kept = 0;
+    std::size_t kernel_types = 0;
+};
+
 // The cut BTF for RELOCATIONS: candidates found by one pass over the strings and one over the
 // types.
-std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocation>& relocations,
-                                                     const std::filesystem::path& file,
-                                                     std::size_t& kernel_types)
+CutBtf cut(const std::vector<Relocation>& relocations, const std::filesystem::path& file)
 {
     KernelBtf kernel(file);
     std::unordered_set<std::string_view> roots, members, enumerators;
@@ -803,9 +808,7 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
             seek(enumerators, r.enumerator);
     }
     NamedStrings named;
-    // String offsets of candidate names; and, to know that names are read whole, where each
-    // string starts.
-    std::unordered_map<std::uint32_t, std::string> root_names;
+    // To know that names are read whole: where each string starts.
     std::vector<bool> starts(kernel.string_bytes());
     kernel.scan_strings([&](std::uint32_t off, std::string_view s) {
         starts[off] = true;
@@ -822,7 +825,7 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
         if (!sought(essential))
             return;
         if (roots.count(essential))
-            root_names.emplace(off, std::string(essential));
+            named.roots.emplace(off, std::string(essential));
         if (enumerators.count(essential))
             named.enumerators.emplace(off, std::string(essential));
     });
@@ -834,17 +837,17 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
             return;
         if (t.name_off >= starts.size() || !starts[t.name_off])
             names_whole = false;
-        auto it = root_names.find(t.name_off);
-        if (it != root_names.end())
+        auto it = named.roots.find(t.name_off);
+        if (it != named.roots.end())
             candidates[it->second].emplace_back(id, btf_kind(&t));
     });
     if (!names_whole)
         throw Unsupported("the kernel's BTF names types from inside other strings");
     starts.clear();
     starts.shrink_to_fit();
-    kernel_types = kernel.type_count() - 1;
 
     Cut cut(kernel, named);
+    std::set<std::string_view> unmatched;
     for (const auto& r : relocations) {
         std::size_t matched = 0;
         for (auto [id, kind] : candidates[r.root_name]) {
@@ -857,12 +860,15 @@ std::pair<std::vector<std::uint8_t>, std::size_t> cut(const std::vector<Relocati
             case Relocation::Kind::enumerator: cut.enumerator(id, r.enumerator); break;
             }
         }
-        // libbpf would look in the modules' BTF then: where none has the name, it finds
-        // nothing there either, and the relocation fails (or says "does not exist") alike.
-        if (!matched && module_may_have(file, r.root_name))
-            throw Unsupported("no type " + r.root_name + " in vmlinux, and a module's BTF names it");
+        if (!matched)
+            unmatched.insert(r.root_name);
     }
-    return {cut.write(), cut.kept()};
+    // libbpf would look in the modules' BTF for these: where none has the name, it finds
+    // nothing there either, and the relocations fail (or say "does not exist") alike.
+    for (std::string_view name : unmatched)
+        if (module_may_have(file, name))
+            throw Unsupported("no type " + std::string(name) + " in vmlinux, and a module's BTF names it");
+    return {cut.write(), cut.kept(), kernel.type_count() - 1};
 }
 
 } // namespace
@@ -874,7 +880,7 @@ CoreBtf CoreBtf::for_object(const void* elf, std::size_t size, const std::filesy
         auto relocations = object_relocations(find_sections(elf, size));
         if (relocations.empty())
             return result;
-        auto [raw, kept] = cut(relocations, kernel_btf, result.kernel_types_);
+        auto [raw, types_kept, kernel_types] = cut(relocations, kernel_btf);
         // What libbpf will read must parse: else the whole BTF, as without this.
         std::unique_ptr<btf, void (*)(btf*)> check(btf__new(raw.data(), static_cast<__u32>(raw.size())),
                                                    &btf__free);
@@ -896,11 +902,11 @@ CoreBtf CoreBtf::for_object(const void* elf, std::size_t size, const std::filesy
         // libbpf opens it by that name: /proc must be there.
         if (access(result.path_.c_str(), R_OK))
             throw Unsupported(result.path_ + ": " + std::strerror(errno));
-        result.types_kept_ = kept;
+        result.types_kept_ = types_kept;
+        result.kernel_types_ = kernel_types;
     } catch (const std::exception& e) {
         CoreBtf whole;
         whole.why_whole_ = e.what();
-        whole.kernel_types_ = result.kernel_types_;
         return whole;
     }
     return result;

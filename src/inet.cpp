@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/inet.hpp"
 
-
 #include <fmt/format.h>
 
 #include <arpa/inet.h>

@@ -172,26 +172,23 @@ void run(const Options& options, tpkit::CommonOptions common)
     tpkit::MissedWatch missed("offcputime", skel->maps.tpkit_missed,
                               fmt::format("more than {} threads blocked at once, or thread "
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
-    // One symbolizer for the run: the kernel's symbols are read once (from attach on, on a
-    // thread of their own), the processes' mappings again at every interval.
+    // The kernel's symbols are read from attach on, on a thread of their own: ready when the
+    // stacks print, at the end.
     StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
                                OFFCPUTIME_NO_STACK, options.offsets);
     symbolizer.read_kernel_symbols_from(tpkit::KernelSymbolsInBackground());
-    std::uint64_t missed_stacks = 0;
     tpkit::StopSignal stop(common.duration);
     tpkit::run_intervals(common, stop, [&] {
         print(collect(*skel, symbolizer), options, common, out);
-        symbolizer.forget_processes();
         if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
             out.print("{}\n", tpkit::JsonObject()
                                   .add("type", "lost")
                                   .add("time_ns", tpkit::now_ns(common.clock))
                                   .add("lost_events", uncounted)
                                   .str());
-        if (symbolizer.missed() > missed_stacks)
+        if (symbolizer.missed())
             fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise --stack-storage-size)\n",
-                       symbolizer.missed() - missed_stacks);
-        missed_stacks = symbolizer.missed();
+                       symbolizer.missed());
     });
 }
 
