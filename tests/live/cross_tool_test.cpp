@@ -75,6 +75,8 @@ struct ToolSpec {
     bool streaming = false;                // --json: one line per event, then {"type":"lost",…}
     bool memory_events = false;            // its events need a memory cgroup (reclaim, OOM)
     bool task_filters = true;              // -p, -t, -u, --cgroup, --comm (add_task_filters)
+    // A line the tool rightly prints on stderr for what no test controls (a regex).
+    std::string may_report = {};
 };
 
 const std::vector<ToolSpec> specs{
@@ -123,9 +125,11 @@ const std::vector<ToolSpec> specs{
      {"statfs_entry", "statfs_exit", "newstat_entry", "newstat_exit", "statx_entry", "statx_exit",
       "newfstatat_entr", "newfstatat_exit", "newlstat_entry", "newlstat_exit"},
      10, true},
-    // Only this test's own blocking (waiting for its children): the whole machine's stacks, on a
-    // busy one, can collide in the stack map, which offcputime rightly reports on stderr.
-    {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false},
+    // Only this test's own blocking (waiting for its children): far fewer stacks than the whole
+    // machine's. Even a few dozen collide in the stack map's 16,384 buckets one run in twenty,
+    // which offcputime rightly reports.
+    {"offcputime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch"}, 1, false, false, true,
+     R"(offcputime: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
     {"tcpstates", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcplife", Kind::tracer, {}, {"state_change"}, 1, true},
     {"tcpconnect", Kind::tracer, {}, {"connect_start"}, 1, true},
@@ -183,6 +187,20 @@ std::vector<std::string> tool_argv(const ToolSpec& spec, std::vector<std::string
 }
 
 std::size_t line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+// The lines of a tool's stderr other than those its spec allows (may_report).
+std::string unexpected_stderr(const ToolSpec& spec, const std::string& err)
+{
+    if (spec.may_report.empty())
+        return err;
+    const std::regex allowed(spec.may_report);
+    std::istringstream lines(err);
+    std::string line, rest;
+    while (std::getline(lines, line))
+        if (!std::regex_match(line, allowed))
+            rest += line + "\n";
+    return rest;
+}
 
 #define REQUIRE_SPEC(tool)                                                                       \
     const ToolSpec* spec_ptr_ = spec_of(tool);                                                   \
@@ -367,7 +385,7 @@ TEST_P(LiveTool, JsonLinesFollowTheSchema)
         status = run.wait(20s);
     }
     ASSERT_EQ(status, 0) << run.stderr_text();
-    EXPECT_EQ(run.stderr_text(), "");
+    EXPECT_EQ(unexpected_stderr(spec, run.stderr_text()), "");
     const auto& lines = run.lines();
     ASSERT_FALSE(lines.empty());
     EXPECT_FALSE(run.ended_mid_line());
@@ -421,7 +439,7 @@ protected:
         EXPECT_EQ(names, expected);
         int status = sig ? run.stop(sig) : run.wait(10s);
         EXPECT_EQ(status, 0) << run.stderr_text();
-        EXPECT_EQ(run.stderr_text(), "");
+        EXPECT_EQ(unexpected_stderr(spec, run.stderr_text()), "");
         EXPECT_TRUE(tpkit::live::wait_until_programs_unloaded(held, 3s)) << "programs left loaded";
     }
 };
