@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -264,7 +265,10 @@ TEST(ExitsnoopExact, FailedOnlyLeavesOutExitZero)
 namespace {
 
 // A process whose thread exits first, alone, with code 3 (raw exit(), not exit_group()), and
-// then the whole process with code 5.
+// then the whole process with code 5. The process exits once the thread is gone from
+// /proc/self/task (released, so past its exit tracepoint): pthread_join() returns as soon as the
+// kernel clears the thread's TID, before that, and a kernel whose tracepoint does not say which
+// exit ends the group (6.1) could then take the thread's for the last, both exits in flight.
 struct ThreadThenProcess {
     pid_t pid = -1;
     pid_t thread = -1;
@@ -285,6 +289,9 @@ ThreadThenProcess run_thread_then_process()
         if (pthread_create(&thread, nullptr, body, &report) != 0)
             _exit(94);
         pthread_join(thread, nullptr); // returns once the kernel has cleared the thread's TID
+        for (int i = 0; i < 5000 && std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                                  std::filesystem::directory_iterator{}) > 1; i++)
+            usleep(1000);
         _exit(5);
     });
     run.thread = report.receive();
