@@ -392,19 +392,19 @@ namespace {
 
 // The loop of run_intervals(), until its last print.
 void print_intervals(const CommonOptions& options, StopSignal& stop,
-                     const std::function<void()>& print)
+                     const std::function<void(Drain)>& print)
 {
     Output& out = standard_output();
-    auto print_once = [&] {
+    auto print_once = [&](Drain drain) {
         if (options.timestamp && !options.json)
             out.print("{}\n", format_hms(std::time(nullptr)));
-        print();
+        print(drain);
         out.write_available();
     };
     if (options.interval <= 0) {
         while (!stop.wait(std::chrono::hours(1))) {
         }
-        print_once();
+        print_once(Drain::last);
         return;
     }
     const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -418,7 +418,8 @@ void print_intervals(const CommonOptions& options, StopSignal& stop,
                 break;
             stopping = stop.wait(left);
         }
-        print_once();
+        const bool last = stopping || printed + 1 == options.count;
+        print_once(last ? Drain::last : Drain::interval);
         if (stopping)
             return;
     }
@@ -427,18 +428,18 @@ void print_intervals(const CommonOptions& options, StopSignal& stop,
 } // namespace
 
 void run_intervals(const CommonOptions& options, StopSignal& stop,
-                   const std::function<void()>& print)
+                   const std::function<void(Drain)>& print)
 {
     print_intervals(options, stop, print);
     standard_output().end();
 }
 
 void run_aggregate(const CommonOptions& options, StopSignal& stop,
-                   const std::function<Reading()>& collect)
+                   const std::function<Reading(Drain)>& collect)
 {
-    run_intervals(options, stop, [&] {
+    run_intervals(options, stop, [&](Drain drain) {
         const std::int64_t end_ns = now_ns(options.clock); // the interval's end: when drained
-        Reading reading = collect();
+        Reading reading = collect(drain);
         if (options.json)
             render_json(reading, standard_output(), end_ns);
         else

@@ -12,8 +12,8 @@ void run_collector(const CommonOptions& options, Collector& collector)
 {
     StopSignal stop(options.duration);
     std::uint64_t uncounted = collector.uncounted();
-    run_aggregate(options, stop, [&] {
-        Reading reading = collector.collect();
+    run_aggregate(options, stop, [&](Drain drain) {
+        Reading reading = collector.collect(drain);
         const std::uint64_t now = collector.uncounted();
         reading.uncounted = now - std::exchange(uncounted, now);
         return reading;

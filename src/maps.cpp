@@ -101,8 +101,11 @@ private:
     throw_libbpf_error(Exit::failure, "cannot read map " + std::string(bpf_map__name(map)), errno);
 }
 
+// Whether a read takes the entries out of the map or leaves them.
+enum class Take { and_delete, copy };
+
 // Two bpf() calls per key: what kernels before 5.6 allow. Adds to RESULT what is left in MAP.
-std::vector<KeyedCounters> drain_key_by_key(bpf_map* map, std::vector<KeyedCounters> result)
+std::vector<KeyedCounters> read_key_by_key(bpf_map* map, Take take, std::vector<KeyedCounters> result)
 {
     const int fd = bpf_map__fd(map);
     const std::size_t key_size = bpf_map__key_size(map);
@@ -119,7 +122,10 @@ std::vector<KeyedCounters> drain_key_by_key(bpf_map* map, std::vector<KeyedCount
 
     CounterValue value(map);
     for (auto& k : keys) {
-        if (bpf_map_lookup_and_delete_elem(fd, k.data(), value.data()) != 0) {
+        const int error = take == Take::and_delete
+                              ? bpf_map_lookup_and_delete_elem(fd, k.data(), value.data())
+                              : bpf_map_lookup_elem(fd, k.data(), value.data());
+        if (error != 0) {
             if (errno == ENOENT)
                 continue;
             throw_read_error(map);
@@ -149,7 +155,7 @@ std::uint32_t keys_per_batch(bpf_map* map, std::size_t value_bytes)
     return static_cast<std::uint32_t>(std::min(keys, map_keys));
 }
 
-std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
+std::vector<KeyedCounters> read_in_batches(bpf_map* map, Take take)
 {
     const int fd = bpf_map__fd(map);
     const std::size_t key_size = bpf_map__key_size(map);
@@ -162,16 +168,17 @@ std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
     std::uint32_t position = 0, next_position = 0; // a hash map's: the bucket to go on from
     for (bool first = true;; first = false) {
         std::uint32_t count = batch;
-        const int error = bpf_map_lookup_and_delete_batch(fd, first ? nullptr : &position,
-                                                          &next_position, keys.get(), values.get(),
-                                                          &count, nullptr)
+        auto* const read = take == Take::and_delete ? bpf_map_lookup_and_delete_batch
+                                                    : bpf_map_lookup_batch;
+        const int error = read(fd, first ? nullptr : &position, &next_position, keys.get(),
+                               values.get(), &count, nullptr)
                               ? errno
                               : 0;
         if (error && error != ENOENT) {
             // Nothing was taken: the whole map, or (a bucket of more keys than a batch, ENOSPC)
             // what is left of it, key by key.
             if ((first && batches_unsupported(error)) || error == ENOSPC)
-                return drain_key_by_key(map, std::move(result));
+                return read_key_by_key(map, take, std::move(result));
             errno = error;
             throw_read_error(map);
         }
@@ -186,11 +193,17 @@ std::vector<KeyedCounters> drain_in_batches(bpf_map* map)
     }
 }
 
+// Every entry of MAP, taken out or copied.
+std::vector<KeyedCounters> read_keyed_counters(bpf_map* map, DrainCalls calls, Take take)
+{
+    return calls == DrainCalls::batches ? read_in_batches(map, take) : read_key_by_key(map, take, {});
+}
+
 } // namespace
 
 std::vector<KeyedCounters> drain_keyed_counters(bpf_map* map, DrainCalls calls)
 {
-    return calls == DrainCalls::batches ? drain_in_batches(map) : drain_key_by_key(map, {});
+    return read_keyed_counters(map, calls, Take::and_delete);
 }
 
 SwappedMap::SwappedMap(bpf_map* slot, bpf_map* first, bpf_map* second)
@@ -224,8 +237,10 @@ void SwappedMap::leave_out()
             throw_libbpf_error(Exit::failure, "cannot leave out map " + std::string(bpf_map__name(map)), err);
 }
 
-std::vector<KeyedCounters> SwappedMap::drain(DrainCalls calls)
+std::vector<KeyedCounters> SwappedMap::drain(Drain drain, DrainCalls calls)
 {
+    if (drain == Drain::last)
+        return read_keyed_counters(halves_[active_], calls, Take::copy);
     const unsigned next = 1 - active_;
     const std::uint32_t zero = 0;
     const int next_fd = bpf_map__fd(halves_[next]);

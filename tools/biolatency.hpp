@@ -38,9 +38,9 @@ struct Options {
 // The histograms since the previous call: one per disk and/or flags when split, else one (also
 // when empty, so that JSON readers get a total of 0).
 inline Reading collect(const Options& options, SwappedMap& hists,
-                       MissedWatch& missed, BlockDeviceNames& names)
+                       MissedWatch& missed, BlockDeviceNames& names, Drain drain)
 {
-    auto entries = hists.drain();
+    auto entries = hists.drain(drain);
     missed.report();
     const bool split = options.per_disk || options.per_flags;
     if (entries.empty() && !split)
@@ -109,7 +109,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     State& s = *state;
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, options] { return collect(options, s.hists, *s.missed, s.names); },
+        [&s, options](Drain drain) { return collect(options, s.hists, *s.missed, s.names, drain); },
         [&s] { return s.missed->total(); });
 }
 

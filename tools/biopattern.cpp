@@ -28,9 +28,9 @@ constexpr std::uint32_t max_disks = 1024;
 
 // The counts since the previous call, one row per disk that completed I/O, by name.
 tpkit::Reading collect(tpkit::SwappedMap& counts, tpkit::MissedWatch& missed,
-                       tpkit::BlockDeviceNames& names)
+                       tpkit::BlockDeviceNames& names, tpkit::Drain drain)
 {
-    auto entries = counts.drain();
+    auto entries = counts.drain(drain);
     missed.report();
     tpkit::Reading reading;
     reading.counter_labels = {"disk"};
@@ -91,6 +91,6 @@ int main(int argc, char** argv)
         tpkit::MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
                                   fmt::format("more than {} disks", max_disks));
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_aggregate(common, stop, [&] { return collect(counts, missed, names); });
+        tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(counts, missed, names, drain); });
     });
 }

@@ -56,9 +56,10 @@ std::uint64_t sort_value(const Options& options, const biotop_counts& c)
 
 // The top rows since the previous call, in order.
 tpkit::Reading collect(const Options& options, tpkit::SwappedMap& counts,
-                       tpkit::MissedWatch& missed, tpkit::BlockDeviceNames& names)
+                       tpkit::MissedWatch& missed, tpkit::BlockDeviceNames& names,
+                       tpkit::Drain drain)
 {
-    auto entries = counts.drain();
+    auto entries = counts.drain(drain);
     const std::uint64_t uncounted = missed.report();
     std::vector<Row> rows;
     for (const auto& entry : entries) {
@@ -150,8 +151,8 @@ int main(int argc, char** argv)
         const bool clear = !options.no_clear && !common.json && isatty(STDOUT_FILENO);
         tpkit::Output& out = tpkit::standard_output();
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_intervals(common, stop, [&] {
-            tpkit::Reading reading = collect(options, counts, missed, names);
+        tpkit::run_intervals(common, stop, [&](tpkit::Drain drain) {
+            tpkit::Reading reading = collect(options, counts, missed, names, drain);
             if (common.json) {
                 tpkit::render_json(reading, out, tpkit::now_ns(common.clock));
                 return;

@@ -28,9 +28,9 @@ constexpr const char* examples = R"(  bitesize                  # I/O size histo
 constexpr std::uint32_t max_names = 10240;
 
 // The histograms since the previous call, one per process name, by name.
-tpkit::Reading collect(tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
+tpkit::Reading collect(tpkit::SwappedMap& hists, tpkit::MissedWatch& missed, tpkit::Drain drain)
 {
-    auto entries = hists.drain();
+    auto entries = hists.drain(drain);
     missed.report();
     std::vector<std::pair<std::string, tpkit::Histogram>> named;
     for (const auto& entry : entries) {
@@ -83,6 +83,6 @@ int main(int argc, char** argv)
             cli.name(), skel->maps.tpkit_missed,
             fmt::format("more than {} process names in an interval", max_names));
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_aggregate(common, stop, [&] { return collect(hists, missed); });
+        tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(hists, missed, drain); });
     });
 }

@@ -96,7 +96,7 @@ public:
 
     // Appends the histograms since the previous call to reading, as metrics NAME in UNIT with
     // the label event=EVENT, then the key's.
-    void collect_into(Reading& reading, const std::string& event, const std::string& name,
+    void collect_into(Reading& reading, Drain drain, const std::string& event, const std::string& name,
                       const std::string& unit)
     {
         auto metric = [&](Histogram hist, std::vector<Label> labels) {
@@ -113,7 +113,7 @@ public:
             return;
         }
         std::vector<std::pair<std::vector<Label>, Histogram>> hists;
-        for (const auto& entry : keyed_.drain()) {
+        for (const auto& entry : keyed_.drain(drain)) {
             const auto k = entry.key_as<tpkit_engine_key>();
             note_cut_key(tool_, k, key_);
             hists.emplace_back(labels_.labels(k, format_), histogram_from_slots(config_, entry.counters));

@@ -59,14 +59,14 @@ struct Describe {
 // The table (or histograms) since the previous call, largest first as bcc sorts them.
 template <typename Key>
 Reading collect(const Options& options, SwappedMap& stats, MissedWatch& missed,
-                const Describe<Key>& describe)
+                const Describe<Key>& describe, Drain drain)
 {
     struct Row {
         std::string name;
         std::vector<std::uint64_t> counters; // struct irq_stats, summed over CPUs
     };
     std::vector<Row> rows;
-    for (const auto& entry : stats.drain()) {
+    for (const auto& entry : stats.drain(drain)) {
         const auto key = entry.key_as<Key>();
         rows.push_back({describe.name(key), entry.counters});
     }
@@ -129,7 +129,7 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uin
     State& s = *state;
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, options, describe] { return collect(options, s.stats, *s.missed, describe); },
+        [&s, options, describe](Drain drain) { return collect(options, s.stats, *s.missed, describe, drain); },
         [&s] { return s.missed->total(); });
 }
 

@@ -79,10 +79,11 @@ void select_device(Skel& skel, const Options& options)
 // The histograms since the previous call: one per key when split, else one (also when empty, so
 // that JSON readers get a total of 0).
 template <typename Key>
-Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Describe<Key>& describe)
+Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Describe<Key>& describe,
+                Drain drain)
 {
     Reading reading;
-    auto entries = hists.drain();
+    auto entries = hists.drain(drain);
     missed.report();
     if (entries.empty() && !split)
         entries.push_back({{}, {}});
@@ -117,7 +118,7 @@ std::unique_ptr<Collector> open(const Cli& cli, Skeleton<Skel> skel, bool split,
     State& s = *state;
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, split, describe] { return collect(s.hists, *s.missed, split, describe); },
+        [&s, split, describe](Drain drain) { return collect(s.hists, *s.missed, split, describe, drain); },
         [&s] { return s.missed->total(); });
 }
 

@@ -178,7 +178,7 @@ void run(const Options& options, tpkit::CommonOptions common)
                                OFFCPUTIME_NO_STACK, options.offsets);
     symbolizer.read_kernel_symbols_from(tpkit::KernelSymbolsInBackground());
     tpkit::StopSignal stop(common.duration);
-    tpkit::run_intervals(common, stop, [&] {
+    tpkit::run_intervals(common, stop, [&](tpkit::Drain) {
         print(collect(*skel, symbolizer), options, common, out);
         if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
             out.print("{}\n", tpkit::JsonObject()

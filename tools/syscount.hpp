@@ -73,11 +73,11 @@ public:
             "cannot size syscount's map");
     }
 
-    std::vector<Row> take()
+    std::vector<Row> take(Drain drain)
     {
         std::vector<Row> rows;
         if (by_process_)
-            return process_rows();
+            return process_rows(drain);
         auto growth = by_syscall_.increase();
         for (std::uint32_t nr = 0; nr < growth.size(); nr++)
             if (const std::uint64_t count = growth[nr].at(0))
@@ -90,12 +90,12 @@ private:
     // an interval (so a rename by exec shows from the next interval). A name is kept while its
     // process lives, and forgotten one interval after it was seen gone: its last syscalls may
     // have been counted in the half BPF took over at this drain.
-    std::vector<Row> process_rows()
+    std::vector<Row> process_rows(Drain drain)
     {
         std::vector<Row> rows;
         std::vector<std::uint32_t> gone;
         const int names = bpf_map__fd(process_names_);
-        for (const auto& entry : processes_.drain()) {
+        for (const auto& entry : processes_.drain(drain)) {
             const auto pid = entry.key_as<std::uint32_t>();
             char comm[TPKIT_COMM_LEN] = {};
             if (bpf_map_lookup_elem(names, &pid, comm) != 0)
@@ -129,9 +129,9 @@ inline void name_from_proc(std::vector<Row>& rows)
 }
 
 // The counts (and times) since the previous call, largest first, the top ones.
-inline Reading collect(const Options& options, Counts& counts, MissedWatch& missed)
+inline Reading collect(const Options& options, Counts& counts, MissedWatch& missed, Drain drain)
 {
-    std::vector<Row> rows = counts.take();
+    std::vector<Row> rows = counts.take(drain);
     auto order = [&](const Row& r) { return options.latency ? r.total_ns : r.count; };
     std::sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
         if (order(a) != order(b))
@@ -221,7 +221,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     State& s = *state;
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, options] { return collect(options, *s.counts, *s.missed); },
+        [&s, options](Drain drain) { return collect(options, *s.counts, *s.missed, drain); },
         [&s] { return s.missed->total(); });
 }
 

@@ -78,13 +78,13 @@ public:
         keyed_.set_max_entries(split == Split::none ? 1 : max_keys);
     }
 
-    Reading collect(const Options& options, const std::string& what, MissedWatch& missed)
+    Reading collect(const Options& options, const std::string& what, MissedWatch& missed, Drain drain)
     {
         std::vector<std::pair<tpkit_task_key, Histogram>> keyed;
         if (split_ == Split::none) {
             keyed.emplace_back(tpkit_task_key{}, Histogram::from_log2(single_.increase().at(0)));
         } else {
-            for (const auto& entry : keyed_.drain()) {
+            for (const auto& entry : keyed_.drain(drain)) {
                 const auto key = entry.key_as<tpkit_task_key>();
                 keyed.emplace_back(key, Histogram::from_log2(entry.counters));
             }
@@ -152,7 +152,7 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, const st
     State& s = *state;
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, options, what] { return s.hists.collect(options, what, *s.missed); },
+        [&s, options, what](Drain drain) { return s.hists.collect(options, what, *s.missed, drain); },
         [&s] { return s.missed->total(); });
 }
 

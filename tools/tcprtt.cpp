@@ -47,9 +47,10 @@ struct Options {
 // The histograms since the previous call, one per address when split (by address), else one
 // (also when empty, so that JSON readers get a total of 0); with -e a table of each one's count
 // and average first.
-tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed)
+tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed,
+                       tpkit::Drain drain)
 {
-    auto entries = hists.drain();
+    auto entries = hists.drain(drain);
     missed.report();
     const bool split = options.split_local || options.split_remote;
     if (entries.empty() && !split)
@@ -146,6 +147,6 @@ int main(int argc, char** argv)
         tpkit::MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
                                   fmt::format("more than {} addresses in an interval", max_keys));
         tpkit::StopSignal stop(common.duration);
-        tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed); });
+        tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(options, hists, missed, drain); });
     });
 }

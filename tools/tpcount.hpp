@@ -54,7 +54,7 @@ public:
     }
 
     // The counts since the previous call, largest first.
-    Reading collect()
+    Reading collect(Drain drain)
     {
         std::vector<Row> rows;
         if (key_.empty()) {
@@ -66,7 +66,7 @@ public:
                     rows.push_back({i, {}, count});
             }
         } else {
-            for (const auto& entry : by_key_.drain()) {
+            for (const auto& entry : by_key_.drain(drain)) {
                 const auto k = entry.key_as<tpkit_engine_key>();
                 note_cut_key("tpcount", k, key_);
                 if (k.event >= plans_.size())
@@ -186,7 +186,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         objects.push_back(skel->obj);
     State& s = *state;
     return std::make_unique<CollectorOf>(
-        state, objects, [&s] { return s.counts->collect(); },
+        state, objects, [&s](Drain drain) { return s.counts->collect(drain); },
         [&s] { return s.counts->uncounted(); });
 }
 

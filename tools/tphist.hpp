@@ -139,10 +139,10 @@ public:
     }
 
     // The histograms since the previous call.
-    Reading collect()
+    Reading collect(Drain drain)
     {
         Reading reading;
-        hists_.collect_into(reading, plan_.name.str(), options_.field,
+        hists_.collect_into(reading, drain, plan_.name.str(), options_.field,
                             options_.unit.empty() ? "" : time_unit_name(options_.unit));
         report_outside();
         return reading;
@@ -221,7 +221,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     state->hists.emplace(plan, key, options, **state->skel);
     State& s = *state;
     return std::make_unique<CollectorOf>(
-        state, std::vector<bpf_object*>{(*s.skel)->obj}, [&s] { return s.hists->collect(); },
+        state, std::vector<bpf_object*>{(*s.skel)->obj}, [&s](Drain drain) { return s.hists->collect(drain); },
         [&s] { return s.hists->uncounted(); });
 }
 

@@ -142,10 +142,10 @@ public:
     }
 
     // The histograms since the previous call.
-    Reading collect()
+    Reading collect(Drain drain)
     {
         Reading reading;
-        hists_.collect_into(reading, event_, unit_, unit_);
+        hists_.collect_into(reading, drain, event_, unit_, unit_);
         pending_full_.report();
         missed_.report();
         if (std::uint64_t n = restarts_.increase())
@@ -256,7 +256,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
     s.latency.emplace(start, end, key, options, **s.start_skel, **s.end_skel);
     return std::make_unique<CollectorOf>(
         state, std::vector<bpf_object*>{(*s.start_skel)->obj, (*s.end_skel)->obj},
-        [&s] { return s.latency->collect(); }, [&s] { return s.latency->uncounted(); });
+        [&s](Drain drain) { return s.latency->collect(drain); }, [&s] { return s.latency->uncounted(); });
 }
 
 } // namespace tpkit::tplat

@@ -39,9 +39,10 @@ struct Options {
 // The histograms since the previous call, one per work function, by name.
 tpkit::Reading collect(const Options& options, tpkit::SwappedMap& hists, tpkit::MissedWatch& missed,
                        std::optional<tpkit::KernelSymbols>& ksyms,
-                       std::optional<tpkit::KernelSymbolsInBackground>& kallsyms_reading)
+                       std::optional<tpkit::KernelSymbolsInBackground>& kallsyms_reading,
+                       tpkit::Drain drain)
 {
-    auto entries = hists.drain();
+    auto entries = hists.drain(drain);
     missed.report();
     if (!entries.empty() && !ksyms)
         ksyms.emplace(kallsyms_reading ? kallsyms_reading->take() : tpkit::KernelSymbols());
@@ -103,7 +104,9 @@ void run(const Options& options, const tpkit::CommonOptions& common)
         fmt::format("more than {} work items queued at once, or {} work functions in an interval",
                     TPKIT_TIMING_MAX_ENTRIES, max_functions));
     tpkit::StopSignal stop(common.duration);
-    tpkit::run_aggregate(common, stop, [&] { return collect(options, hists, missed, ksyms, kallsyms_reading); });
+    tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) {
+        return collect(options, hists, missed, ksyms, kallsyms_reading, drain);
+    });
 }
 
 } // namespace

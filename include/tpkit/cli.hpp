@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tpkit/error.hpp"
+#include "tpkit/maps.hpp"
 #include "tpkit/output.hpp"
 #include "tpkit/transport.hpp"
 
@@ -157,16 +158,17 @@ private:
 // or once at the end without an interval; a stop signal or --duration prints what has been
 // gathered since the last print, then returns. print() writes into standard_output(). With -T
 // each print is preceded by HH:MM:SS (text output only). Then stdout ends (Output::end): its
-// reader has everything and EOF before the tool detaches.
+// reader has everything and EOF before the tool detaches. print() is told which print is the
+// run's last (Drain::last: its maps are read without readying them for another interval).
 void run_intervals(const CommonOptions& options, StopSignal& stop,
-                   const std::function<void()>& print);
+                   const std::function<void(Drain)>& print);
 
 struct Reading;
 
 // The loop of aggregating tools on collect(): every interval (or once at the end) its reading
 // is rendered as text or, with --json, JSON lines (metrics.hpp).
 void run_aggregate(const CommonOptions& options, StopSignal& stop,
-                   const std::function<Reading()>& collect);
+                   const std::function<Reading(Drain)>& collect);
 
 class EventReader;
 

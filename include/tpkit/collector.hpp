@@ -22,7 +22,8 @@ public:
     virtual ~Collector() = default;
 
     // What was counted since the previous call: maps are drained, so readings are deltas.
-    virtual Reading collect() = 0;
+    // Drain::last when no call follows.
+    virtual Reading collect(Drain drain) = 0;
     // Events not counted since the start: keys that found a map full, starts with no room,
     // values no bucket holds. Each is also said once on stderr when seen.
     virtual std::uint64_t uncounted() const = 0;
@@ -35,12 +36,12 @@ public:
 class CollectorOf : public Collector {
 public:
     CollectorOf(std::shared_ptr<void> state, std::vector<bpf_object*> objects,
-                std::function<Reading()> collect, std::function<std::uint64_t()> uncounted)
+                std::function<Reading(Drain)> collect, std::function<std::uint64_t()> uncounted)
         : state_(std::move(state)), objects_(std::move(objects)), collect_(std::move(collect)),
           uncounted_(std::move(uncounted))
     {
     }
-    Reading collect() override { return collect_(); }
+    Reading collect(Drain drain) override { return collect_(drain); }
     std::uint64_t uncounted() const override { return uncounted_(); }
     std::vector<bpf_object*> objects() const override { return objects_; }
 
@@ -48,7 +49,7 @@ private:
     // Declared first, so destroyed last: the readers below refer to it.
     std::shared_ptr<void> state_;
     std::vector<bpf_object*> objects_;
-    std::function<Reading()> collect_;
+    std::function<Reading(Drain)> collect_;
     std::function<std::uint64_t()> uncounted_;
 };
 

@@ -37,6 +37,9 @@ struct KeyedCounters {
 // on; key by key by itself where the kernel has no batch operations), or two calls per key.
 enum class DrainCalls { batches, key_by_key };
 
+// Which drain of a run: one an interval follows, or the last, after which nothing is read.
+enum class Drain { interval, last };
+
 // Takes every entry out of a hash map whose value is an array of __u64 counters: a
 // BPF_MAP_TYPE_PERCPU_HASH or LRU_PERCPU_HASH (each key's copies summed over CPUs), or a
 // BPF_MAP_TYPE_HASH or LRU_HASH whose programs share one value (atomic adds). Each entry is read
@@ -61,9 +64,12 @@ public:
     void leave_out();
 
     // After load: points BPF at the other half, which the kernel makes wait for every program
-    // still using this one (an RCU grace period, ~18 ms here), then takes every entry out of this
+    // still using this one (an RCU grace period, ~13 ms here), then takes every entry out of this
     // one (drain_keyed_counters). The slot is empty until the first drain: BPF uses NAME_a.
-    std::vector<KeyedCounters> drain(DrainCalls calls = DrainCalls::batches);
+    // The last drain neither swaps nor waits: it reads the half in use, deleting nothing (a
+    // deleted entry could be reused for another key while a program still adds to it); what
+    // programs add while it reads is in the reading or after it, as with any last look.
+    std::vector<KeyedCounters> drain(Drain drain, DrainCalls calls = DrainCalls::batches);
 
 private:
     bpf_map* slot_;

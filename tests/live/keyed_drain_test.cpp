@@ -194,8 +194,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
         {
             std::jthread first(closer), second(closer);
             for (int i = 0; i < 1000 && drains_with_counts < busy_drains; i++) {
-                const auto a = probe.per_cpu.drain(calls);
-                const auto b = probe.plain.drain(calls);
+                const auto a = probe.per_cpu.drain(tpkit::Drain::interval, calls);
+                const auto b = probe.plain.drain(tpkit::Drain::interval, calls);
                 add(per_cpu_totals, a);
                 add(plain_totals, b);
                 drains_with_counts += !a.empty() && !b.empty();
@@ -203,8 +203,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
             stop = true;
         }
         // The closers are done: what they counted last is in the halves in use now.
-        add(per_cpu_totals, probe.per_cpu.drain(calls));
-        add(plain_totals, probe.plain.drain(calls));
+        add(per_cpu_totals, probe.per_cpu.drain(tpkit::Drain::interval, calls));
+        add(plain_totals, probe.plain.drain(tpkit::Drain::interval, calls));
 
         EXPECT_EQ(drains_with_counts, busy_drains);
         const std::uint64_t made = rounds;
@@ -214,6 +214,51 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
             expected[key] = {made, made * (key + 1), made * 1000};
         EXPECT_EQ(first_difference(per_cpu_totals, expected), "") << "per-CPU hash, " << made << " rounds";
         EXPECT_EQ(first_difference(plain_totals, expected), "") << "plain hash, " << made << " rounds";
+        EXPECT_EQ(tpkit::sum_percpu_u64(probe.skel->maps.tpkit_missed), 0u);
+    }
+}
+
+// The last drain, after an interval's: it reads the half BPF updates now, neither swapping nor
+// deleting, so that a second last read sees the same counts plus what came after the first.
+TEST(KeyedDrain, LastDrainReadsTheHalfInUseAndLeavesIt)
+{
+    TPKIT_REQUIRE_LIVE();
+    constexpr std::uint32_t keys = 5'000; // more than one batch of the per-CPU hash
+    constexpr std::uint64_t first_fd = 1'000'000'000;
+    for (DrainCalls calls : both_ways) {
+        SCOPED_TRACE(way(calls));
+        DrainProbe probe(keys, [&](kit_keyed_drain_bpf& skel) {
+            skel.rodata->first_fd = first_fd;
+            skel.rodata->keys = keys;
+            skel.rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
+        });
+        probe.skel.attach();
+        auto close_each_key = [&] {
+            for (std::uint64_t fd = first_fd; fd < first_fd + keys; fd++)
+                close(static_cast<int>(fd));
+        };
+        auto expected = [&](std::uint64_t rounds) {
+            Totals totals;
+            for (std::uint32_t key = 0; key < keys; key++)
+                totals[key] = {rounds, rounds * (key + 1), rounds * 1000};
+            return totals;
+        };
+        close_each_key();
+        Totals first_interval, last, again;
+        add(first_interval, probe.per_cpu.drain(tpkit::Drain::interval, calls));
+        EXPECT_EQ(first_difference(first_interval, expected(1)), "");
+
+        close_each_key();
+        close_each_key();
+        add(last, probe.per_cpu.drain(tpkit::Drain::last, calls));
+        EXPECT_EQ(first_difference(last, expected(2)), "");
+        close_each_key();
+        add(again, probe.per_cpu.drain(tpkit::Drain::last, calls));
+        EXPECT_EQ(first_difference(again, expected(3)), "");
+
+        Totals plain;
+        add(plain, probe.plain.drain(tpkit::Drain::last, calls));
+        EXPECT_EQ(first_difference(plain, expected(4)), "") << "never swapped: the first half";
         EXPECT_EQ(tpkit::sum_percpu_u64(probe.skel->maps.tpkit_missed), 0u);
     }
 }

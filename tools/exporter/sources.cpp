@@ -201,7 +201,7 @@ Source::Source(MetricConfig config) : config_(std::move(config))
 
 void Source::scrape(std::vector<MetricFamily>& out)
 {
-    over_series_limit_ += totals_.add(collector_->collect(), config_.max_series);
+    over_series_limit_ += totals_.add(collector_->collect(tpkit::Drain::interval), config_.max_series);
     const MetricConfig& m = config_;
     std::vector<std::string> measures; // in order of appearance
     for (const Metric& metric : totals_.totals())
