@@ -101,6 +101,19 @@ struct DrainProbe {
     tpkit::SwappedMap per_cpu, plain;
 };
 
+// File descriptors far above any open file's: closing them fails, and counts.
+constexpr std::uint64_t first_fd = 1'000'000'000;
+
+// A DrainProbe configuration: each close() of this process on first_fd + key, key < KEYS, counts.
+std::function<void(kit_keyed_drain_bpf&)> counting_closes_of_this_process(std::uint32_t keys)
+{
+    return [keys](kit_keyed_drain_bpf& skel) {
+        skel.rodata->first_fd = first_fd;
+        skel.rodata->keys = keys;
+        skel.rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
+    };
+}
+
 // What user space puts in at KEY as CPU's copy: different in every key, counter and CPU.
 kit_drain_counters filled(std::uint32_t key, int cpu)
 {
@@ -169,15 +182,10 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
 {
     TPKIT_REQUIRE_LIVE();
     constexpr std::uint32_t keys = 8'192;
-    constexpr std::uint64_t first_fd = 1'000'000'000; // far above any open file's
     constexpr unsigned busy_drains = 6;
     for (DrainCalls calls : both_ways) {
         SCOPED_TRACE(way(calls));
-        DrainProbe probe(keys, [&](kit_keyed_drain_bpf& skel) {
-            skel.rodata->first_fd = first_fd;
-            skel.rodata->keys = keys;
-            skel.rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
-        });
+        DrainProbe probe(keys, counting_closes_of_this_process(keys));
         probe.skel.attach();
 
         std::atomic<bool> stop{false};
@@ -224,14 +232,9 @@ TEST(KeyedDrain, LastDrainReadsTheHalfInUseAndLeavesIt)
 {
     TPKIT_REQUIRE_LIVE();
     constexpr std::uint32_t keys = 5'000; // more than one batch of the per-CPU hash
-    constexpr std::uint64_t first_fd = 1'000'000'000;
     for (DrainCalls calls : both_ways) {
         SCOPED_TRACE(way(calls));
-        DrainProbe probe(keys, [&](kit_keyed_drain_bpf& skel) {
-            skel.rodata->first_fd = first_fd;
-            skel.rodata->keys = keys;
-            skel.rodata->tpkit_target_tgid = static_cast<__u32>(getpid());
-        });
+        DrainProbe probe(keys, counting_closes_of_this_process(keys));
         probe.skel.attach();
         auto close_each_key = [&] {
             for (std::uint64_t fd = first_fd; fd < first_fd + keys; fd++)
