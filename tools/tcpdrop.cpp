@@ -73,18 +73,19 @@ tpkit::Columns<Drop> columns(bool stacks)
 }
 
 // The running kernel's reason names; Error(unknown_target) on a kernel without the tracepoint or
-// whose skb:kfree_skb carries no reason.
+// whose skb:kfree_skb carries no reason. The tracepoint is looked for only when the reasons are
+// missing: every kernel with them has it (one read of the kernel's BTF instead of two).
 std::map<std::uint32_t, std::string> reason_names()
 {
-    if (!tpkit::kernel_has_raw_tracepoint("kfree_skb"))
-        throw tpkit::Error(tpkit::Exit::unknown_target, "this kernel has no skb:kfree_skb tracepoint");
     auto names = tpkit::drop_reason_names(tpkit::kernel_enum_values("skb_drop_reason").value_or(
         std::map<std::int64_t, std::string>{}));
-    if (names.empty())
-        throw tpkit::Error(tpkit::Exit::unknown_target,
-                           "this kernel's skb:kfree_skb tracepoint carries no drop reason (its BTF has "
-                           "no enum skb_drop_reason: Linux 5.17 and later have it)");
-    return names;
+    if (!names.empty())
+        return names;
+    if (!tpkit::kernel_has_raw_tracepoint("kfree_skb"))
+        throw tpkit::Error(tpkit::Exit::unknown_target, "this kernel has no skb:kfree_skb tracepoint");
+    throw tpkit::Error(tpkit::Exit::unknown_target,
+                       "this kernel's skb:kfree_skb tracepoint carries no drop reason (its BTF has "
+                       "no enum skb_drop_reason: Linux 5.17 and later have it)");
 }
 
 std::string reason_text(const std::map<std::uint32_t, std::string>& names, std::uint32_t reason)
