@@ -176,9 +176,10 @@ std::vector<KeyedCounters> read_in_batches(bpf_map* map, Take take)
                               : 0;
         if (error && error != ENOENT) {
             // Nothing was taken: the whole map, or (a bucket of more keys than a batch, ENOSPC)
-            // what is left of it, key by key.
+            // what is left of it, key by key; a copy left everything, so it starts over.
             if ((first && batches_unsupported(error)) || error == ENOSPC)
-                return read_key_by_key(map, take, std::move(result));
+                return read_key_by_key(map, take,
+                                       take == Take::copy ? std::vector<KeyedCounters>{} : std::move(result));
             errno = error;
             throw_read_error(map);
         }
