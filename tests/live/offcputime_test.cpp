@@ -62,8 +62,10 @@ tpkit::live::ScriptedChild sleeper()
 
 std::unique_ptr<ToolRun> offcputime(const tpkit::live::ScriptedChild& sleeper, std::vector<std::string> options)
 {
+    // 16,384 buckets (the default, given as the option): the stacks the tests look for must not
+    // collide with the sleeper's few others, 16 times less likely than in 1,024.
     options.insert(options.begin(), {tpkit::live::tool_path("offcputime"), "-p",
-                                     std::to_string(sleeper.pid()), "--stack-storage-size", "1024"});
+                                     std::to_string(sleeper.pid()), "--stack-storage-size", "16384"});
     auto tool = std::make_unique<ToolRun>(options);
     if (!tool->wait_until_attached(1, 20s))
         ADD_FAILURE() << "offcputime did not attach: " << tool->stderr_text();
