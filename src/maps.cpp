@@ -165,11 +165,10 @@ std::vector<KeyedCounters> read_in_batches(bpf_map* map, Take take)
     auto values = std::make_unique_for_overwrite<std::byte[]>(batch * layout.bytes());
 
     std::vector<KeyedCounters> result;
+    auto* const read = take == Take::and_delete ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch;
     std::uint32_t position = 0, next_position = 0; // a hash map's: the bucket to go on from
     for (bool first = true;; first = false) {
         std::uint32_t count = batch;
-        auto* const read = take == Take::and_delete ? bpf_map_lookup_and_delete_batch
-                                                    : bpf_map_lookup_batch;
         const int error = read(fd, first ? nullptr : &position, &next_position, keys.get(),
                                values.get(), &count, nullptr)
                               ? errno
@@ -177,9 +176,11 @@ std::vector<KeyedCounters> read_in_batches(bpf_map* map, Take take)
         if (error && error != ENOENT) {
             // Nothing was taken: the whole map, or (a bucket of more keys than a batch, ENOSPC)
             // what is left of it, key by key; a copy left everything, so it starts over.
-            if ((first && batches_unsupported(error)) || error == ENOSPC)
-                return read_key_by_key(map, take,
-                                       take == Take::copy ? std::vector<KeyedCounters>{} : std::move(result));
+            if ((first && batches_unsupported(error)) || error == ENOSPC) {
+                if (take == Take::copy)
+                    result.clear();
+                return read_key_by_key(map, take, std::move(result));
+            }
             errno = error;
             throw_read_error(map);
         }
