@@ -3,6 +3,7 @@
 
 #include "tpkit/maps.hpp"
 #include "tpkit/metrics.hpp"
+#include "tpkit/program_stats.hpp"
 #include "tpkit/skeleton.hpp"
 #include "tpkit/transport.hpp"
 #include "tpkit/version.hpp"
@@ -109,6 +110,7 @@ std::string format_hms(time_t seconds)
 Cli::Cli(std::string name, std::string description, std::string examples)
     : name_(std::move(name)), app_(std::move(description), name_)
 {
+    options_.tool = name_;
     claim_standard_fds(); // before anything is opened
     app_.footer("EXAMPLES:\n" + examples);
     app_.get_formatter()->column_width(30);
@@ -395,10 +397,13 @@ void print_intervals(const CommonOptions& options, StopSignal& stop,
                      const std::function<void(Drain)>& print)
 {
     Output& out = standard_output();
+    SkippedRuns skipped(options.tool);
     auto print_once = [&](Drain drain) {
         if (options.timestamp && !options.json)
             out.print("{}\n", format_hms(std::time(nullptr)));
         print(drain);
+        if (const std::uint64_t n = skipped.report(); n && options.json)
+            out.print("{}\n", lost_json({.recursion = n}, now_ns(options.clock)));
         out.write_available();
     };
     if (options.interval <= 0) {
@@ -465,14 +470,17 @@ void run_stream(EventReader& reader, StopSignal& stop)
     out.write_available();
 }
 
-void report_lost(std::string_view tool, std::uint64_t lost, bool json)
+void report_lost(std::string_view tool, std::uint64_t buffer_full, bool json)
 {
+    const LostEvents lost{.buffer_full = buffer_full, .recursion = process_recursion_misses()};
     Output& out = standard_output();
     if (json)
-        out.print("{{\"type\":\"lost\",\"lost_events\":{}}}\n", lost);
+        out.print("{}\n", lost_json(lost));
     out.end();
-    if (lost)
-        fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost);
+    if (lost.buffer_full)
+        fmt::print(stderr, "{}: {} events lost (the reader fell behind)\n", tool, lost.buffer_full);
+    if (lost.recursion)
+        fmt::print(stderr, "{}\n", skipped_runs_message(tool, lost.recursion));
 }
 
 std::string_view clock_name(Clock clock)

@@ -261,11 +261,22 @@ void render_json(const Reading& reading, Output& out, std::int64_t time_ns)
         out.print("{}\n", obj.str());
     }
     if (reading.uncounted)
-        out.print("{}\n", JsonObject()
-                              .add("type", "lost")
-                              .add("time_ns", time_ns)
-                              .add("lost_events", reading.uncounted)
-                              .str());
+        out.print("{}\n", lost_json({.not_counted = reading.uncounted}, time_ns));
+}
+
+std::string lost_json(const LostEvents& lost, std::optional<std::int64_t> time_ns)
+{
+    JsonObject obj;
+    obj.add("type", "lost");
+    if (time_ns)
+        obj.add("time_ns", *time_ns);
+    obj.add("lost_events", lost.total());
+    for (const auto& [cause, n] : {std::pair{"buffer_full", lost.buffer_full},
+                                   std::pair{"not_counted", lost.not_counted},
+                                   std::pair{"recursion", lost.recursion}})
+        if (n)
+            obj.add(cause, n);
+    return obj.str();
 }
 
 std::uint64_t CumulativeMetrics::add(const Reading& delta, std::size_t max_series)

@@ -12,6 +12,7 @@
 #include <tpkit/columns.hpp>
 #include <tpkit/json.hpp>
 #include <tpkit/maps.hpp>
+#include <tpkit/metrics.hpp>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/stream.hpp>
 #include <tpkit/symbols.hpp>
@@ -181,11 +182,7 @@ void run(const Options& options, tpkit::CommonOptions common)
     tpkit::run_intervals(common, stop, [&](tpkit::Drain) {
         print(collect(*skel, symbolizer), options, common, out);
         if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)
-            out.print("{}\n", tpkit::JsonObject()
-                                  .add("type", "lost")
-                                  .add("time_ns", tpkit::now_ns(common.clock))
-                                  .add("lost_events", uncounted)
-                                  .str());
+            out.print("{}\n", tpkit::lost_json({.not_counted = uncounted}, tpkit::now_ns(common.clock)));
         if (symbolizer.missed())
             fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise --stack-storage-size)\n",
                        symbolizer.missed());

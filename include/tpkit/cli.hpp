@@ -33,6 +33,7 @@ enum class Clock {
 std::string_view clock_name(Clock clock);
 
 struct CommonOptions {
+    std::string tool;       // the tool's name, which its stderr lines start with
     std::uint32_t pid = 0;  // -p/--pid: only this process (tgid)
     std::uint32_t tid = 0;  // -t/--tid: only this thread
     std::optional<std::uint32_t> uid; // -u/--uid: only tasks of this user
@@ -160,6 +161,8 @@ private:
 // each print is preceded by HH:MM:SS (text output only). Then stdout ends (Output::end): its
 // reader has everything and EOF before the tool detaches. print() is told which print is the
 // run's last (Drain::last: its maps are read without readying them for another interval).
+// After each print, the runs of the tool's programs that the kernel skipped since the last one
+// (program_stats.hpp) are said on stderr and, with --json, in a {"type":"lost"} line.
 void run_intervals(const CommonOptions& options, StopSignal& stop,
                    const std::function<void(Drain)>& print);
 
@@ -177,10 +180,12 @@ class EventReader;
 // it is full) rather than piling up in memory.
 void run_stream(EventReader& reader, StopSignal& stop);
 
-// At exit of a streaming tool: lost events go to stderr when there were any, and with --json
-// a last line {"type":"lost","lost_events":N} is always written, so consumers can tell none were
-// lost. Then stdout ends (Output::end), before the tool detaches.
-void report_lost(std::string_view tool, std::uint64_t lost, bool json);
+// At exit of a streaming tool: events lost go to stderr when there were any, each cause in a
+// line of its own — `buffer_full` records the buffer could not take, and the runs of the tool's
+// programs the kernel skipped (program_stats.hpp) — and with --json a last line
+// {"type":"lost","lost_events":N,…} is always written (lost_json()), so consumers can tell none
+// were lost. Then stdout ends (Output::end), before the tool detaches.
+void report_lost(std::string_view tool, std::uint64_t buffer_full, bool json);
 
 // Converts a CLOCK_MONOTONIC nanosecond stamp (bpf_ktime_get_ns) to wall-clock time.
 class MonotonicClock {

@@ -6,6 +6,7 @@
 
 #include "tpkit/cli.hpp"
 #include "tpkit/metrics.hpp"
+#include "tpkit/program_stats.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -56,16 +57,5 @@ private:
 // An aggregating tool's loop on its collector: every interval (or once at the end), until a
 // signal, --duration or the count.
 void run_collector(const CommonOptions& options, Collector& collector);
-
-// One loaded BPF program's statistics (kernel.bpf_stats_enabled counts runs and their time;
-// both stay 0 while it is off).
-struct ProgramStats {
-    std::string name;
-    std::uint64_t runs = 0;
-    std::uint64_t run_time_ns = 0;
-};
-
-// The loaded programs of these objects, by name.
-std::vector<ProgramStats> program_stats(const std::vector<bpf_object*>& objects);
 
 } // namespace tpkit

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -53,6 +54,18 @@ struct CounterColumn {
     std::string per;
     bool percent = false; // times 100: with `per`, a share in percent (bcc's %RND)
 };
+
+// Events missing from a run's or an interval's output, by cause (docs/json.md, `lost`).
+struct LostEvents {
+    std::uint64_t buffer_full = 0; // records the ring or perf buffer could not take
+    std::uint64_t not_counted = 0; // a full map, a start with no room, a value no bucket holds
+    std::uint64_t recursion = 0;   // runs of the tool's programs the kernel skipped (program_stats.hpp)
+    std::uint64_t total() const { return buffer_full + not_counted + recursion; }
+};
+
+// {"type":"lost"[,"time_ns":T],"lost_events":TOTAL} and then each cause that is not 0 by its
+// name ("buffer_full":N, …).
+std::string lost_json(const LostEvents& lost, std::optional<std::int64_t> time_ns = std::nullopt);
 
 // One collect(): the change since the previous one. Tools drain their maps, so readings are
 // deltas; CumulativeMetrics adds them up where running totals are wanted (an exporter).

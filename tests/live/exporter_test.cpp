@@ -533,5 +533,7 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
     ASSERT_TRUE(runs) << body;
     EXPECT_GE(*runs, static_cast<double>(made)); // every syscall of the machine while on
     EXPECT_EQ(sample(body, "tpkit_exporter_programs_attached{metric=\"getppid_by_thread\"}"), 1.0);
+    // A raw tracepoint program that nothing else nests on: the kernel skipped none of its runs.
+    EXPECT_EQ(sample(body, "tpkit_exporter_skipped_runs_total{metric=\"getppid_by_thread\"}"), 0.0) << body;
     EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
 }

@@ -38,7 +38,8 @@ const std::map<std::string, std::string> shared_keys{
     {"tid", "integer"},   {"ppid", "integer"},    {"uid", "integer"},
     {"cpu", "integer"},   {"comm", "string"},     {"event", "string"},
     {"key", "string"},    {"lost_events", "integer"}, {"count", "integer"},
-    {"total", "integer"},
+    {"total", "integer"}, {"buffer_full", "integer"}, {"not_counted", "integer"},
+    {"recursion", "integer"},
 };
 
 // What each type of line must hold beyond "type": member → JSON type.

@@ -80,9 +80,18 @@ TEST(MetricsColumns, UncountedEventsAreALostLine)
     r.uncounted = 3;
     EXPECT_EQ(json_of(r),
               "{\"type\":\"count\",\"time_ns\":1700000000123456789,\"syscall\":\"getppid\",\"count\":7}\n"
-              "{\"type\":\"lost\",\"time_ns\":1700000000123456789,\"lost_events\":3}\n");
+              "{\"type\":\"lost\",\"time_ns\":1700000000123456789,\"lost_events\":3,\"not_counted\":3}\n");
     EXPECT_EQ(text_of(r), "SYSCALL        COUNT\n"
                           "getppid            7\n\n"); // said on stderr by the tool
+}
+
+TEST(MetricsColumns, ALostLineHasItsTotalThenEachCauseThatIsNotZero)
+{
+    EXPECT_EQ(tpkit::lost_json({}), "{\"type\":\"lost\",\"lost_events\":0}");
+    EXPECT_EQ(tpkit::lost_json({.buffer_full = 2, .recursion = 5}),
+              "{\"type\":\"lost\",\"lost_events\":7,\"buffer_full\":2,\"recursion\":5}");
+    EXPECT_EQ(tpkit::lost_json({.not_counted = 1}, 42),
+              "{\"type\":\"lost\",\"time_ns\":42,\"lost_events\":1,\"not_counted\":1}");
 }
 
 TEST(MetricsColumns, ALabelNamedAsAColumnIsKeyName)

@@ -117,6 +117,10 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
     auto limited = family("tpkit_exporter_series_limit_events",
                           "Events of series beyond a metric's max_series, left out of it",
                           MetricType::counter);
+    auto skipped = family("tpkit_exporter_skipped_runs",
+                          "Runs of a metric's BPF programs that the kernel skipped while another BPF "
+                          "program ran on that CPU: the events of those runs are not counted",
+                          MetricType::counter);
     auto programs = family("tpkit_exporter_programs_attached",
                            "BPF programs loaded and attached for a metric", MetricType::gauge);
     auto runs = family("tpkit_exporter_bpf_program_runs",
@@ -132,6 +136,10 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
         limited.series.push_back({metric, static_cast<double>(source->over_series_limit())});
         auto progs = program_stats(source->collector().objects());
         programs.series.push_back({metric, static_cast<double>(progs.size())});
+        std::uint64_t misses = 0;
+        for (const ProgramStats& p : progs)
+            misses += p.recursion_misses;
+        skipped.series.push_back({metric, static_cast<double>(misses)});
         if (!stats)
             continue;
         // One series per program name: an engine loads the same program once per event.
@@ -149,7 +157,7 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
         }
     }
     std::vector<MetricFamily> out{build,     duration, reload_ok, reload_time,
-                                  scrapes,   uncounted, limited,   programs};
+                                  scrapes,   uncounted, limited,   skipped, programs};
     if (stats) {
         out.push_back(std::move(runs));
         out.push_back(std::move(run_time));
