@@ -5,6 +5,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <tpkit/core_fixes.bpf.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
@@ -12,6 +13,10 @@
 #include "tcpretrans.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Also the retransmits that failed (--failed): by default only what the kernel sent, which is
+ * what it counts in TcpRetransSegs. */
+const volatile bool tcpretrans_failed_too = false;
 
 static __always_inline void emit_if_selected(void *ctx, struct tcpretrans_event *event)
 {
@@ -30,6 +35,9 @@ int retransmit_skb(struct bpf_raw_tracepoint_args *ctx)
 	const struct tcp_skb_cb *cb = (const struct tcp_skb_cb *)skb->cb;
 	struct tcpretrans_event event = {};
 
+	event.err = tpkit_tcp_retransmit_skb_err((__u64 *)ctx->args);
+	if (event.err && !tcpretrans_failed_too)
+		return 0;
 	tpkit_read_inet_tuple(sk, &event.tuple);
 	event.skaddr = (__u64)sk;
 	event.state = BPF_CORE_READ(sk, __sk_common.skc_state);

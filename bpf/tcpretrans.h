@@ -19,7 +19,7 @@ struct tcpretrans_event {
 	__s32 state;  /* TCP_ESTABLISHED ... TCP_NEW_SYN_RECV */
 	__u32 kind;   /* TCPRETRANS_SEGMENT or TCPRETRANS_SYNACK */
 	__u32 seq;    /* the segment's first sequence number; a SYN-ACK's: the server's ISN */
-	__u32 reserved;
+	__s32 err;    /* 0: sent; else the kernel's error (-EBUSY: the original still queued) */
 };
 
 #endif

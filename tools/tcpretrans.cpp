@@ -8,6 +8,7 @@
 #include <tpkit/inet.hpp>
 #include <tpkit/skeleton.hpp>
 #include <tpkit/stream.hpp>
+#include <tpkit/syscalls.hpp>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@ constexpr const char* examples = R"(  tcpretrans                # every TCP retr
   tcpretrans -s             # with each segment's sequence number
   tcpretrans -c -d 60       # count retransmits per flow for a minute
   tcpretrans -4             # only IPv4
+  tcpretrans --failed       # also the retransmits the kernel tried and could not send
   tcpretrans --json | jq .  # one JSON object per retransmit
 )";
 
@@ -33,8 +35,17 @@ tpkit::Value kind_of(const Event& e)
     return tpkit::TextAndJson{fmt::format("{}>", kind), fmt::format("\"{}\"", kind)};
 }
 
-// bcc's columns; ADDR:PORT in text, each part its own member in JSON.
-tpkit::Columns<Event> columns(bool sequence)
+// A failed retransmit's error by its name (EBUSY), in JSON the kernel's number (-16); 0: sent.
+tpkit::Value error_of(const Event& e)
+{
+    const auto name = tpkit::errno_name(-e.err);
+    std::string text = e.err == 0 ? "0" : name ? std::string(*name) : std::to_string(e.err);
+    return tpkit::TextAndJson{std::move(text), std::to_string(e.err)};
+}
+
+// bcc's columns; ADDR:PORT in text, each part its own member in JSON. ERR only with --failed:
+// without it every retransmit shown was sent.
+tpkit::Columns<Event> columns(bool sequence, bool failed)
 {
     std::vector<tpkit::Column<Event>> list{
         tpkit::task_time_column<Event>(),
@@ -54,11 +65,13 @@ tpkit::Columns<Event> columns(bool sequence)
         {"", "raddr", 0, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::remote_address_text(e.tuple); }},
         {"", "rport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.dport; }},
-        {"STATE", "state", sequence ? 12 : 0, tpkit::Align::left,
+        {"STATE", "state", sequence || failed ? 12 : 0, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::tcp_state_name(e.state); }},
     };
     if (sequence)
-        list.push_back({"SEQ", "seq", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.seq; }});
+        list.push_back({"SEQ", "seq", failed ? 10 : 0, tpkit::Align::left,
+                        [](const Event& e) -> tpkit::Value { return e.seq; }});
+    list.push_back({failed ? "ERR" : "", "err", 0, tpkit::Align::left, error_of});
     return tpkit::Columns<Event>(std::move(list));
 }
 
@@ -87,24 +100,31 @@ int main(int argc, char** argv)
                    "flow.",
                    examples);
     tpkit::InetFilter filter;
-    bool sequence = false, count = false;
+    bool sequence = false, count = false, failed = false;
     cli.add_common();
     cli.add_streaming();
     tpkit::add_family_options(cli.app(), filter);
     cli.app().add_flag("-s,--sequence", sequence, "show each retransmitted segment's sequence number");
     cli.app().add_flag("-c,--count", count,
                        "count retransmits per flow (addresses and ports); print the counts at the end");
+    cli.app().add_flag("--failed", failed,
+                       "also retransmits the kernel could not send (ERR: EBUSY while the original is "
+                       "still queued in the host, ENOMEM, …); without it only those sent, which "
+                       "TcpRetransSegs counts");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 
-    auto configure = [&](tcpretrans_bpf& skel) { tpkit::apply_inet_filter(skel, filter); };
+    auto configure = [&](tcpretrans_bpf& skel) {
+        tpkit::apply_inet_filter(skel, filter);
+        skel.rodata->tcpretrans_failed_too = failed;
+    };
     return tpkit::run_tool(cli.name(), [&] {
         for (const char* event : {"tcp_retransmit_skb", "tcp_retransmit_synack"})
             if (!tpkit::kernel_has_raw_tracepoint(event))
                 throw tpkit::Error(tpkit::Exit::unknown_target,
                                    fmt::format("this kernel has no tcp:{} tracepoint", event));
         if (!count) {
-            tpkit::run_stream<tcpretrans_bpf, Event>(cli, columns(sequence), configure);
+            tpkit::run_stream<tcpretrans_bpf, Event>(cli, columns(sequence, failed), configure);
             return;
         }
         // Printed fewest first, as bcc does: the most nearest the prompt.

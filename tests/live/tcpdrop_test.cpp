@@ -4,9 +4,18 @@
 // socket (and answers with a reset: the connects are refused). Exactly N drops must show for
 // that port, named NO_SOCKET from the running kernel's BTF (its number differs between 6.1 and
 // 6.18), with the SYN's addresses and ports, no socket state, and a distinct source port each.
+// And a drop on a failure path of the socket's own: a listener closed while a connection it never
+// accepted holds unread data purges that data (QUEUE_PURGE where the kernel names it so, else
+// NOT_SPECIFIED, which only --all-reasons shows): exactly that one segment must show.
 #include "live.hpp"
 #include "net_namespace.hpp"
+#include "scripted_child.hpp"
 #include "tcp_tools.hpp"
+
+#include "tpkit/core_btf.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -20,7 +29,7 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t closed_port = 5021;
+constexpr std::uint16_t closed_port = 5021, purged_port = 5023;
 constexpr int connects = 3;
 
 void expect_exact_drops(Inet inet, const std::vector<std::string>& args)
@@ -74,3 +83,54 @@ TEST(TcpdropExact, V4MappedSynsToAClosedPort) { expect_exact_drops(Inet::v4_mapp
 
 // -s: each drop's kernel stack, which passes through the TCP receive path (tcp_v4_rcv).
 TEST(TcpdropExact, StackShowsTheTcpReceivePath) { expect_exact_drops(Inet::v4, {"-s"}); }
+
+TEST(TcpdropExact, UnreadDataOfAConnectionNeverAcceptedIsPurged)
+{
+    TPKIT_REQUIRE_LIVE();
+    tpkit::live::NetNamespace ns;
+    auto tool = tpkit::live::start_tcp_tool("tcpdrop", {"--all-reasons"}, ns);
+    int listener = -1, client = -1;
+    tpkit::live::ScriptedChild child(
+        "tpk-purged",
+        [&] {
+            if (!ns.enter())
+                return 1;
+            listener = tpkit::live::listen_on_loopback(Inet::v4, purged_port);
+            client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_storage address;
+            socklen_t length = tpkit::live::loopback_address(Inet::v4, purged_port, address);
+            if (listener < 0 || client < 0 || connect(client, reinterpret_cast<sockaddr*>(&address), length) != 0)
+                return 2;
+            return 0;
+        },
+        [&] {
+            // On the loopback the segment is in the new connection's receive queue once write()
+            // returns; closing the listener destroys that connection, and the data with it.
+            char data[100] = {};
+            if (write(client, data, sizeof(data)) != ssize_t(sizeof(data)))
+                return 3;
+            close(listener);
+            close(client);
+            return 0;
+        });
+    ASSERT_EQ(child.go_and_wait(), 0);
+    const std::string port = std::to_string(purged_port);
+    auto purged = [&](const TcpEvent& e) {
+        // The data segment: the handshake's last ACK is freed too, as NOT_SPECIFIED on 6.1.
+        return e.count("dport") && e.at("dport") == port && e.at("tcp_flags") == "PSH|ACK";
+    };
+    tool->wait_for_line([&](const std::string& line) { return purged(tpkit::live::parse_flat_json(line)); },
+                        tpkit::live::patient(10s));
+    std::vector<TcpEvent> drops;
+    for (auto& e : tpkit::live::stop_and_take_events(*tool))
+        if (purged(e))
+            drops.push_back(e);
+    ASSERT_EQ(drops.size(), 1u) << tool->stderr_text();
+    const auto reasons = tpkit::kernel_enum_values("skb_drop_reason");
+    bool named = false;
+    for (const auto& [value, name] : reasons.value_or(std::map<std::int64_t, std::string>{}))
+        named = named || name == "SKB_DROP_REASON_QUEUE_PURGE";
+    EXPECT_EQ(drops[0].at("reason"), named ? "QUEUE_PURGE" : "NOT_SPECIFIED");
+    EXPECT_EQ(drops[0].at("saddr"), "127.0.0.1");
+    EXPECT_EQ(drops[0].at("daddr"), "127.0.0.1");
+}

@@ -113,4 +113,19 @@ static __always_inline __u32 tpkit_inet_bind_options(void *inet_sock)
 	       (flags & (1ul << INET_FLAGS_BIND_ADDRESS_NO_PORT) ? TPKIT_INET_BIND_ADDRESS_NO_PORT : 0);
 }
 
+/* tcp:tcp_retransmit_skb gained a third argument, err, when the kernel began to fire it for
+ * retransmits that failed too (-EBUSY while the original is still queued in the host, an
+ * allocation failure): earlier kernels (6.1) fire it only for a segment sent, with two arguments.
+ * As for sched_switch above, the two-argument flavour of the typedef exists only there. */
+typedef void (*btf_trace_tcp_retransmit_skb___old)(void *, const struct sock *, const struct sk_buff *);
+
+/* The retransmit's error from a raw tcp_retransmit_skb tracepoint's arguments: 0 for a segment
+ * sent, which is all that kernels without the argument report. */
+static __always_inline int tpkit_tcp_retransmit_skb_err(__u64 *ctx)
+{
+	if (bpf_core_type_exists(btf_trace_tcp_retransmit_skb___old))
+		return 0;
+	return (int)ctx[2];
+}
+
 #endif
