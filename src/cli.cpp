@@ -254,8 +254,21 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
 void Cli::parse_args(const std::vector<std::string>& args)
 {
     std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them so
+    // What the command line answers and exits on (--help, --version, the build's --man-page)
+    // has no meaning in a list of options.
+    auto answers = [&](std::string_view what) {
+        return Error(Exit::usage, fmt::format("{} answers and exits: no option of a configuration", what));
+    };
     try {
         app_.parse(reversed);
+    } catch (const DocsRequest&) {
+        throw answers("a documentation request");
+    } catch (const CLI::CallForHelp&) {
+        throw answers("--help");
+    } catch (const CLI::CallForAllHelp&) {
+        throw answers("--help");
+    } catch (const CLI::CallForVersion&) {
+        throw answers("--version");
     } catch (const CLI::ParseError& e) {
         throw Error(Exit::usage, e.what());
     }

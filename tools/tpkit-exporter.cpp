@@ -61,7 +61,8 @@ void serve(const std::string& path, const std::string& address, int hup)
             tpkit::EffectivePrivileges privileges;
             exporter.apply(load_config(path));
             fmt::print(stderr, "tpkit-exporter: reloaded {}\n", path);
-        } catch (const tpkit::Error& e) {
+        } catch (const std::exception& e) {
+            // Whatever the new file holds, the running configuration keeps serving.
             exporter.reload_failed();
             fmt::print(stderr, "tpkit-exporter: {} (the running configuration stays)\n", e.what());
         }

@@ -344,6 +344,15 @@ TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
         // no line); yaml-cpp quotes a bad byte as is, which could break the line.
         {"a list as a key", "metrics:\n  - name: a\n    ? [count]\n    : sched:sched_switch\n", 2,
          ":3: a key must be a single value"},
+        // Called valid by --config.check, these crashed the exporter at start (an empty list of
+        // events; the build's --man-page, --help or --version among a tool's args).
+        {"no event", "metrics:\n  - name: a\n    count: []\n", 2, ":3: key 'count': an empty list"},
+        {"a documentation request as args", "metrics:\n  - name: a\n    tool: runqlat\n    args: [--man-page]\n",
+         2, ":4: metric a: key 'args': a documentation request answers and exits"},
+        {"--help as args", "metrics:\n  - name: a\n    tool: runqlat\n    args: [--help]\n", 2,
+         ":4: metric a: key 'args': --help answers and exits"},
+        {"--version as args", "metrics:\n  - name: a\n    tool: runqlat\n    args: [--version]\n", 2,
+         ":4: metric a: key 'args': --version answers and exits"},
         {"a control byte in YAML's message", "metrics:\n  - name: \"a\\\x01\"\n", 2,
          ":2: unknown escape character: \\x01"},
     };
@@ -433,32 +442,49 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
     make_events(4, zero.fd, {});
     ASSERT_EQ(sample(exporter.metrics(), "tpkit_getppid_total"), 4.0);
 
-    // A bad configuration: the running one stays, counting on.
-    dir.file("exporter.yaml", base + "  - name: broken\n    count: nosuch:event\n");
-    kill(pid, SIGHUP);
+    // Bad configurations: the running one stays, counting on. The last two once took the
+    // exporter down (an empty list of events, a documentation request among a tool's args).
     std::optional<double> ok;
-    for (int i = 0; i < 50 && ok != 0.0; i++) {
-        std::this_thread::sleep_for(100ms);
-        ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+    std::string body;
+    double expected = 4;
+    for (const char* broken : {"  - name: broken\n    count: nosuch:event\n", "  - name: broken\n    count: []\n",
+                               "  - name: broken\n    tool: runqlat\n    args: [--man-page]\n"}) {
+        dir.file("exporter.yaml", base + broken);
+        kill(pid, SIGHUP);
+        ok.reset();
+        for (int i = 0; i < 50 && ok != 0.0; i++) {
+            std::this_thread::sleep_for(100ms);
+            ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+        }
+        EXPECT_EQ(ok, 0.0) << broken;
+        make_events(2, zero.fd, {});
+        expected += 2;
+        body = exporter.metrics();
+        EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected) << broken;
+        EXPECT_FALSE(sample(body, "tpkit_broken_total"));
+        // Back to good between the bad ones: the next bad one is seen as failing anew.
+        dir.file("exporter.yaml", base);
+        kill(pid, SIGHUP);
+        for (int i = 0; i < 50 && ok != 1.0; i++) {
+            std::this_thread::sleep_for(100ms);
+            ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+        }
+        ASSERT_EQ(ok, 1.0) << exporter.run().stderr_text();
     }
-    EXPECT_EQ(ok, 0.0);
-    make_events(2, zero.fd, {});
-    std::string body = exporter.metrics();
-    EXPECT_EQ(sample(body, "tpkit_getppid_total"), 6.0);
-    EXPECT_FALSE(sample(body, "tpkit_broken_total"));
 
     // A good one: the new metric is loaded (with the capabilities kept for it), the unchanged
     // ones keep running without a reset.
     dir.file("exporter.yaml", base + "  - name: forks\n    count: sched:sched_process_fork\n");
     kill(pid, SIGHUP);
-    for (int i = 0; i < 100 && ok != 1.0; i++) {
+    bool forks = false;
+    for (int i = 0; i < 100 && !forks; i++) {
         std::this_thread::sleep_for(100ms);
-        ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
+        forks = sample(exporter.metrics(), "tpkit_forks_total").has_value();
     }
-    EXPECT_EQ(ok, 1.0);
+    EXPECT_EQ(sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful"), 1.0);
     make_events(1, zero.fd, {});
     body = exporter.metrics();
-    EXPECT_EQ(sample(body, "tpkit_getppid_total"), 7.0);
+    EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected + 1);
     EXPECT_TRUE(sample(body, "tpkit_forks_total"));
 
     auto all = tpkit::live::programs_held_by(pid);

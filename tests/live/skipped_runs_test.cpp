@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -86,6 +87,9 @@ std::uint64_t reported_skipped(const tpkit::live::ToolRun& tool)
 
 void expect_skips_reported(const tpkit::live::ToolRun& tool, const NestedRuns& runs, std::uint64_t reported)
 {
+    // Said in the log, which kernels count what (tests/kernels/README.md).
+    std::printf("the kernel counted %llu skipped runs of the tool's programs for %d nested events\n",
+                static_cast<unsigned long long>(runs.kernel_skipped), nested_printks);
     EXPECT_EQ(runs.raw_seen, std::uint64_t(nested_printks));
     EXPECT_EQ(reported, runs.kernel_skipped) << tool.stderr_text();
     if (runs.kernel_skipped == 0) {

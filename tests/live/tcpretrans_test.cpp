@@ -44,6 +44,7 @@ constexpr std::uint64_t wanted_retransmits = 2;
 struct Outcome {
     std::uint16_t client_port = 0;
     std::vector<int> traced_errors; // err of each traced retransmit of the flow (0: sent)
+    std::uint64_t synacks = 0;      // of which SYN-ACKs
     std::uint64_t retrans_segs = 0; // the namespace's RetransSegs over the flow's life
     std::uint64_t sent() const { return std::count(traced_errors.begin(), traced_errors.end(), 0); }
 };
@@ -82,8 +83,10 @@ Outcome run_lossy_flow(const tpkit::live::NetNamespace& ns, LossyFlow& flow, std
     // of this flow's own client port count.
     const std::string client = "port=" + std::to_string(outcome.client_port) + " ";
     for (const std::string& line : trace.take_lines())
-        if (line.find(" s" + client) != std::string::npos || line.find(" d" + client) != std::string::npos)
+        if (line.find(" s" + client) != std::string::npos || line.find(" d" + client) != std::string::npos) {
             outcome.traced_errors.push_back(traced_error(line));
+            outcome.synacks += line.find("tcp_retransmit_synack:") != std::string::npos;
+        }
     // Each retransmit of this flow is one segment (lossy_flow.hpp), and the flow is the
     // namespace's only one: what the kernel sent is what it counted.
     EXPECT_EQ(outcome.sent(), outcome.retrans_segs);
@@ -98,14 +101,27 @@ struct Shown {
     std::uint64_t skipped = 0;
 };
 
+// Whether a tool's event is one the flow's trace holds: a segment the client sent again (R>, to
+// the server port), or a SYN-ACK the server sent again (S>, from it). A handshake's client can
+// retransmit too (its first data after the repair), so both kinds count in every test.
+bool of_flow(TcpEvent& e, std::uint16_t client_port, std::uint16_t server_port)
+{
+    const std::string client = std::to_string(client_port), server = std::to_string(server_port);
+    if (e["kind"] == "R")
+        return e["lport"] == client && e["rport"] == server;
+    return e["kind"] == "S" && e["lport"] == server && e["rport"] == client;
+}
+
 // The tool's events of one flow once it has shown `count` of them, or the wait ran out (a
 // shortfall is judged against what it reports at exit: expect_each_shown()), the tool stopped.
-Shown flow_events(tpkit::live::ToolRun& tool, const std::string& key, std::uint16_t port, std::uint64_t count)
+Shown flow_events(tpkit::live::ToolRun& tool, const Outcome& outcome, std::uint16_t server_port, std::uint64_t count)
 {
-    const std::string wanted = std::to_string(port);
     std::uint64_t seen = 0;
     tool.wait_for_line(
-        [&](const std::string& line) { return (seen += tpkit::live::parse_flat_json(line)[key] == wanted) >= count; },
+        [&](const std::string& line) {
+            TcpEvent e = tpkit::live::parse_flat_json(line);
+            return (seen += of_flow(e, outcome.client_port, server_port)) >= count;
+        },
         tpkit::live::patient(10s));
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     Shown shown;
@@ -114,7 +130,7 @@ Shown flow_events(tpkit::live::ToolRun& tool, const std::string& key, std::uint1
         if (e["type"] == "lost") {
             EXPECT_EQ(e.count("buffer_full"), 0u) << line;
             shown.skipped = e.count("recursion") ? std::stoull(e["recursion"]) : 0;
-        } else if (e[key] == wanted) {
+        } else if (of_flow(e, outcome.client_port, server_port)) {
             shown.events.push_back(e);
         }
     }
@@ -139,7 +155,7 @@ void expect_segment_retransmits(Inet inet)
     auto with_failed = tpkit::live::attached_json_tool("tcpretrans", {"--failed"}, 2);
     LossyFlow flow(ns, inet, LossyFlow::Loss::data, data_port);
     Outcome outcome = run_lossy_flow(ns, flow, wanted_retransmits);
-    const Shown sent = flow_events(*tool, "lport", outcome.client_port, outcome.sent());
+    const Shown sent = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
     expect_each_shown(sent, outcome.sent(), *tool);
     const std::string address = tpkit::live::loopback_text(inet);
     for (const TcpEvent& e : sent.events) {
@@ -152,7 +168,7 @@ void expect_segment_retransmits(Inet inet)
         EXPECT_EQ(e.at("err"), "0");
     }
     // --failed: every attempt the kernel traced, each with its error.
-    const Shown all = flow_events(*with_failed, "lport", outcome.client_port, outcome.traced_errors.size());
+    const Shown all = flow_events(*with_failed, outcome, flow.server_port(), outcome.traced_errors.size());
     expect_each_shown(all, outcome.traced_errors.size(), *with_failed);
     if (all.skipped == 0) {
         std::vector<int> errors;
@@ -184,9 +200,12 @@ TEST(TcpretransExact, SynAckRetransmitsAsTheKernelCounts)
     auto tool = tpkit::live::attached_json_tool("tcpretrans", {}, 2);
     LossyFlow flow(ns, Inet::v4, LossyFlow::Loss::handshake, handshake_port);
     Outcome outcome = run_lossy_flow(ns, flow, 1);
-    const Shown shown = flow_events(*tool, "rport", outcome.client_port, outcome.sent());
+    const Shown shown = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
     expect_each_shown(shown, outcome.sent(), *tool);
+    EXPECT_GE(outcome.synacks, 1u);
     for (const TcpEvent& e : shown.events) {
+        if (e.at("kind") == "R")
+            continue; // the client's first data, sent again
         EXPECT_EQ(e.at("ip"), "4");
         EXPECT_EQ(e.at("laddr"), "127.0.0.1");
         EXPECT_EQ(e.at("lport"), std::to_string(flow.server_port()));

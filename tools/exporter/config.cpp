@@ -70,6 +70,8 @@ std::vector<std::string> strings(const std::string& file, const YAML::Node& node
         return {node.Scalar()};
     if (!node.IsSequence())
         fail(file, node.Mark(), fmt::format("key '{}': expected a value or a list", key));
+    if (node.size() == 0)
+        fail(file, node.Mark(), fmt::format("key '{}': an empty list", key));
     for (const auto& item : node)
         out.push_back(scalar(file, item, key));
     return out;
