@@ -17,7 +17,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <regex>
+#include <cctype>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -117,21 +118,48 @@ EventFilters::EventFilters(std::string_view every_event)
         filters_.push_back({"", std::string(every_event)});
 }
 
+namespace {
+
+// The characters of an event glob in a filter's scope ("sched:sched_*=").
+bool glob_character(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_*?[]!-").find(c) != std::string_view::npos;
+}
+
+// "sys:event" of "sys:event=EXPR": one ':' between two nonempty runs of glob characters, as no
+// expression starts (nor has a quote or space before its first '='). A scan, not a regex: a
+// regex's backtracking recursed once per character of the option (a stack overflow at 30,000).
+std::optional<std::string_view> filter_scope(std::string_view option)
+{
+    const std::size_t equals = option.find('=');
+    if (equals == std::string_view::npos || (equals + 1 < option.size() && option[equals + 1] == '='))
+        return std::nullopt;
+    const std::string_view scope = option.substr(0, equals);
+    const std::size_t colon = scope.find(':');
+    if (colon == 0 || colon == std::string_view::npos || colon + 1 == scope.size() ||
+        scope.find(':', colon + 1) != std::string_view::npos)
+        return std::nullopt;
+    for (std::size_t i = 0; i < scope.size(); i++)
+        if (i != colon && !glob_character(scope[i]))
+            return std::nullopt;
+    return scope;
+}
+
+} // namespace
+
 EventFilters::EventFilters(const std::vector<std::string>& options)
 {
-    // "sys:event=EXPR": no expression starts with a name holding ':' (nor a quote or space
-    // before the first '='), so the scope cannot be mistaken for one.
-    static const std::regex scoped(R"(([A-Za-z0-9_*?\[\]!-]+:[A-Za-z0-9_*?\[\]!-]+)=([^=][\s\S]*|))");
     for (const std::string& option : options) {
-        std::smatch m;
-        if (!std::regex_match(option, m, scoped)) {
+        const auto scope = filter_scope(option);
+        if (!scope) {
             if (!option.empty())
                 filters_.push_back({"", option});
             continue;
         }
-        if (m[2].length() == 0)
+        const std::string expr = option.substr(scope->size() + 1);
+        if (expr.empty())
             throw Error(Exit::usage, fmt::format("--filter '{}': no expression after '='", option));
-        filters_.push_back({m[1].str(), m[2].str()});
+        filters_.push_back({std::string(*scope), expr});
     }
 }
 

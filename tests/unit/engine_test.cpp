@@ -110,6 +110,24 @@ TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
               Exit::usage);
 }
 
+// Options of any length are split without recursion: these overflowed the stack of the regex
+// that split them (about 78,000 frames).
+TEST(EngineEvents, LongFilterOptionsAreSplitWhateverTheirLength)
+{
+    const std::string long_name(30000, 'A');
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{long_name}).of({"x", "y"}), long_name);
+    const std::string negations = std::string(60000, '!') + "(fd==1)";
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{negations}).of({"x", "y"}), negations);
+    const std::string spaced = "sched:sched_switch=prev_pid == 1" + std::string(40000, ' ');
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{spaced}).of({"sched", "sched_switch"}),
+              spaced.substr(std::string("sched:sched_switch=").size()));
+    // The scope's shape: one ':' between two names of glob characters, then '=' and not '=='.
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"a:b:c=x"}).of({"q", "r"}), "a:b:c=x");
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{":b=x"}).of({"q", "r"}), ":b=x");
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"a:b==1"}).of({"q", "r"}), "a:b==1");
+    EXPECT_EQ(tpkit::EventFilters(std::vector<std::string>{"s*:[ab]?-!=x"}).of({"sys", "a1-!"}), "x");
+}
+
 TEST(EngineEvents, FiltersScopedToEventsApplyToThoseAlone)
 {
     auto root = events_root("linux-6.18");
