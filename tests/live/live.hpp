@@ -16,6 +16,14 @@ bool bpf_required();
 
 } // namespace tpkit::live
 
+// A function a test finds by name in a stack: one copy, under its own name, in every build type
+// (an optimising GCC would inline it, or clone it for a constant argument as NAME.constprop.0).
+#if defined(__GNUC__) && !defined(__clang__)
+#define TPKIT_NAMED_FRAME __attribute__((noinline, noclone))
+#else
+#define TPKIT_NAMED_FRAME __attribute__((noinline))
+#endif
+
 #define TPKIT_REQUIRE_LIVE()                                                                    \
     do {                                                                                        \
         std::string tpkit_reason_ = ::tpkit::live::unavailable_reason();                        \

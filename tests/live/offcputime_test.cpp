@@ -31,7 +31,7 @@ constexpr std::uint64_t least_off_cpu_us = slept_ms * 900;
 // The system call is made here, not in libc: a user stack is walked by frame pointers, and
 // libc's wrappers keep none, so their caller would be skipped; from here the first user frame
 // is this function.
-extern "C" __attribute__((noinline)) long tpk_sleep_here(long ms)
+extern "C" TPKIT_NAMED_FRAME long tpk_sleep_here(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
 #if defined(__x86_64__)

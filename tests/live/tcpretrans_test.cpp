@@ -14,6 +14,7 @@
 //   - the final ACK of a handshake the listener drops: S> retransmits of its SYN-ACK
 //     (NEW_SYN_RECV), as the request socket's timer resends it;
 //   - -c: the same data-segment loss as one count for the flow.
+#include "bpf_visibility.hpp"
 #include "live.hpp"
 #include "lossy_flow.hpp"
 #include "net_namespace.hpp"
@@ -24,6 +25,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +47,9 @@ struct Outcome {
     std::uint16_t client_port = 0;
     std::vector<int> traced_errors; // err of each traced retransmit of the flow (0: sent)
     std::uint64_t synacks = 0;      // of which SYN-ACKs
+    std::vector<pid_t> sent_in;     // the thread each sent one interrupted ("comm-TID [cpu]")
+    std::vector<pid_t> traced_in;   // the same of every traced one
+    std::string traced;             // those lines of the trace, for a failure's message
     std::uint64_t retrans_segs = 0; // the namespace's RetransSegs over the flow's life
     std::uint64_t sent() const { return std::count(traced_errors.begin(), traced_errors.end(), 0); }
 };
@@ -58,6 +63,14 @@ void trace_flow(tpkit::live::TraceInstance& trace, std::uint16_t server_port)
     ASSERT_EQ(trace.set_filter("tcp", "tcp_retransmit_synack", "sport == " + port), "");
     trace.enable("tcp", "tcp_retransmit_skb", true);
     trace.enable("tcp", "tcp_retransmit_synack", true);
+}
+
+// The thread a trace line's event ran in the context of: "   cc1plus-13194   [001] ...".
+pid_t traced_context(const std::string& line)
+{
+    const std::size_t cpu = line.find(" [");
+    const std::size_t dash = line.rfind('-', cpu);
+    return cpu == std::string::npos || dash == std::string::npos ? -1 : std::stoi(line.substr(dash + 1, cpu - dash - 1));
 }
 
 // A traced retransmit's err= (0 where the event has none: it then fires only for those sent).
@@ -85,6 +98,10 @@ Outcome run_lossy_flow(const tpkit::live::NetNamespace& ns, LossyFlow& flow, std
     for (const std::string& line : trace.take_lines())
         if (line.find(" s" + client) != std::string::npos || line.find(" d" + client) != std::string::npos) {
             outcome.traced_errors.push_back(traced_error(line));
+            outcome.traced_in.push_back(traced_context(line));
+            if (outcome.traced_errors.back() == 0)
+                outcome.sent_in.push_back(outcome.traced_in.back());
+            outcome.traced += line + "\n";
             outcome.synacks += line.find("tcp_retransmit_synack:") != std::string::npos;
         }
     // Each retransmit of this flow is one segment (lossy_flow.hpp), and the flow is the
@@ -137,14 +154,38 @@ Shown flow_events(tpkit::live::ToolRun& tool, const Outcome& outcome, std::uint1
     return shown;
 }
 
-// Each of `expected` retransmits is shown, or the tool reported the kernel skipping its program
-// at least as often as it shows fewer.
-void expect_each_shown(const Shown& shown, std::uint64_t expected, const tpkit::live::ToolRun& tool)
+// How many of the traced retransmits ran in the context of a thread that no BPF program ever
+// sees (bpf_visibility.hpp; the sandbox's agent on the machines this project is tested on): no
+// tool can show those, and the kernel counts nothing skipped. Checked, never trusted.
+std::uint64_t unseeable_among(const std::vector<pid_t>& contexts)
 {
+    std::uint64_t unseeable = 0;
+    std::string which;
+    for (pid_t tid : contexts)
+        if (tid > 0 && tpkit::live::bpf_sees_thread(tid) == false) {
+            unseeable++;
+            which += " " + std::to_string(tid);
+        }
+    if (unseeable)
+        std::printf("retransmits in the context of threads no BPF program sees:%s\n", which.c_str());
+    return unseeable;
+}
+
+// Each traced retransmit (one per context) is shown, or the tool reported the kernel skipping its
+// program at least as often as it shows fewer, or it ran where no BPF program runs.
+void expect_each_shown(const Shown& shown, const std::vector<pid_t>& contexts, const tpkit::live::ToolRun& tool,
+                       const Outcome& outcome)
+{
+    const std::uint64_t expected = contexts.size();
     ASSERT_LE(shown.events.size(), expected);
-    EXPECT_LE(expected - shown.events.size(), shown.skipped)
+    const std::uint64_t missing = expected - shown.events.size();
+    const std::uint64_t unseeable = missing > shown.skipped ? unseeable_among(contexts) : 0;
+    std::string lines;
+    for (const std::string& line : tool.lines())
+        lines += line + "\n";
+    EXPECT_LE(missing, shown.skipped + unseeable)
         << "shown " << shown.events.size() << " of " << expected << " and not reported; stderr: "
-        << tool.stderr_text();
+        << tool.stderr_text() << "\nthe kernel's trace:\n" << outcome.traced << "the tool's lines:\n" << lines;
 }
 
 void expect_segment_retransmits(Inet inet)
@@ -156,7 +197,7 @@ void expect_segment_retransmits(Inet inet)
     LossyFlow flow(ns, inet, LossyFlow::Loss::data, data_port);
     Outcome outcome = run_lossy_flow(ns, flow, wanted_retransmits);
     const Shown sent = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
-    expect_each_shown(sent, outcome.sent(), *tool);
+    expect_each_shown(sent, outcome.sent_in, *tool, outcome);
     const std::string address = tpkit::live::loopback_text(inet);
     for (const TcpEvent& e : sent.events) {
         EXPECT_EQ(e.at("ip"), std::to_string(tpkit::live::ip_version(inet)));
@@ -169,8 +210,8 @@ void expect_segment_retransmits(Inet inet)
     }
     // --failed: every attempt the kernel traced, each with its error.
     const Shown all = flow_events(*with_failed, outcome, flow.server_port(), outcome.traced_errors.size());
-    expect_each_shown(all, outcome.traced_errors.size(), *with_failed);
-    if (all.skipped == 0) {
+    expect_each_shown(all, outcome.traced_in, *with_failed, outcome);
+    if (all.events.size() == outcome.traced_errors.size()) {
         std::vector<int> errors;
         for (const TcpEvent& e : all.events)
             errors.push_back(std::stoi(e.at("err")));
@@ -201,7 +242,7 @@ TEST(TcpretransExact, SynAckRetransmitsAsTheKernelCounts)
     LossyFlow flow(ns, Inet::v4, LossyFlow::Loss::handshake, handshake_port);
     Outcome outcome = run_lossy_flow(ns, flow, 1);
     const Shown shown = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
-    expect_each_shown(shown, outcome.sent(), *tool);
+    expect_each_shown(shown, outcome.sent_in, *tool, outcome);
     EXPECT_GE(outcome.synacks, 1u);
     for (const TcpEvent& e : shown.events) {
         if (e.at("kind") == "R")
@@ -240,6 +281,7 @@ TEST(TcpretransExact, CountPerFlowAsTheKernelCounts)
     const TcpEvent lost = tpkit::live::parse_flat_json(tool->lines().back());
     const std::uint64_t skipped = lost.count("recursion") ? std::stoull(lost.at("recursion")) : 0;
     EXPECT_EQ(lost.count("buffer_full"), 0u);
-    EXPECT_LE(outcome.sent() - std::stoull(rows[0].at("retransmits")), skipped)
+    const std::uint64_t missing = outcome.sent() - std::stoull(rows[0].at("retransmits"));
+    EXPECT_LE(missing, skipped + (missing > skipped ? unseeable_among(outcome.sent_in) : 0))
         << "RetransSegs grew by " << outcome.retrans_segs;
 }
