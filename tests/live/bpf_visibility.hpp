@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Whether BPF programs run at all while a given thread is current. On the machines this project
-// is tested on, one task (the sandbox's own agent) is never seen by any BPF program, classic or
+// is tested on, one task (a system process of the machine) is never seen by any BPF program, classic or
 // raw: its context switches, and the events that interrupts raise while it runs, reach ftrace
 // but no program, and the kernel counts no skipped run. A test comparing a tool with the
 // kernel's trace can excuse an event only of such a thread, checked here, never on trust.

@@ -155,7 +155,7 @@ Shown flow_events(tpkit::live::ToolRun& tool, const Outcome& outcome, std::uint1
 }
 
 // How many of the traced retransmits ran in the context of a thread that no BPF program ever
-// sees (bpf_visibility.hpp; the sandbox's agent on the machines this project is tested on): no
+// sees (bpf_visibility.hpp: a system process's thread on the machines this project is tested on): no
 // tool can show those, and the kernel counts nothing skipped. Checked, never trusted.
 std::uint64_t unseeable_among(const std::vector<pid_t>& contexts)
 {
