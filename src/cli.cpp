@@ -146,6 +146,11 @@ void Cli::add_task_filters()
                                               : std::string();
         });
     add_cpu_filter();
+    // What the tool itself does (opening tracefs files as it attaches, checking capabilities as
+    // it drops them) is not what it was asked to watch.
+    options_.include_self = false;
+    app_.add_flag("--include-self", options_.include_self,
+                  "also the tool's own process, which is left out by default");
 }
 
 void Cli::add_cpu_filter()

@@ -119,15 +119,34 @@ std::string snake_case(std::string_view heading)
     return key;
 }
 
+// Where a label goes in a folded line, whatever order the key gave its parts: flamegraph.pl
+// draws the first frame as the root, so the event (when there are several), the process (comm,
+// then pid and tid), the other parts, then the user stack, then the kernel stack at the leaf.
+int folded_place(const Label& l)
+{
+    if (l.name == "event")
+        return 0;
+    if (l.name == "comm")
+        return 1;
+    if (l.name == "pid" || l.name == "tid")
+        return 2;
+    if (!l.stack)
+        return 3;
+    return l.name == "kstack" ? 5 : 4;
+}
+
 void render_folded(const Reading& reading, Output& out)
 {
     const auto columns = value_columns(reading);
-    const auto rows = counter_rows(reading);
+    auto rows = counter_rows(reading);
     // One event's name would only repeat on every line.
     std::set<std::string> events;
     for (const CounterRow& r : rows)
         events.insert(label_value(r, "event"));
-    for (const CounterRow& r : rows) {
+    for (CounterRow& r : rows) {
+        std::stable_sort(r.labels.begin(), r.labels.end(), [](const Label& a, const Label& b) {
+            return folded_place(a) < folded_place(b);
+        });
         std::string line;
         for (const Label& l : r.labels)
             if (!l.value.empty() && (l.name != "event" || events.size() > 1))

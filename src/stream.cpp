@@ -9,6 +9,7 @@
 #include <mntent.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -74,6 +75,11 @@ std::uint32_t target_cpu(const CommonOptions& options)
         throw Error(Exit::unknown_target, fmt::format("unknown CPU {}: this machine has CPUs 0 to {}",
                                                       *options.cpu, cpus - 1));
     return *options.cpu;
+}
+
+std::uint32_t excluded_tgid(const CommonOptions& options)
+{
+    return options.include_self ? 0 : static_cast<std::uint32_t>(getpid());
 }
 
 void require_target_tasks(const CommonOptions& options)

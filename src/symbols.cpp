@@ -21,9 +21,9 @@
 namespace tpkit {
 namespace {
 
-// Among names of one address, the one shown: the one with fewer leading underscores, the name
-// callers use (glibc exports getpid weak and __getpid global), then global before weak before
-// local.
+// Among names of one address in an ELF file, the one shown: the one with fewer leading
+// underscores, the name callers use (glibc exports getpid weak and __getpid global), then global
+// before weak before local. (The kernel's are chosen as the kernel chooses: KernelSymbols.)
 int name_rank(int binding_rank, std::string_view name)
 {
     std::size_t underscores = std::min<std::size_t>(name.find_first_not_of('_'), 3);
@@ -45,7 +45,7 @@ std::string demangled(const std::string& name)
 }
 
 // The last element of a range sorted by address that starts at or before `address`, moved back
-// to the first element of that address (the lowest rank); `end` when none does.
+// to the first element of that address (the name shown); `end` when none does.
 template <class It, class StartOf>
 It first_at_or_before(It begin, It end, std::uint64_t address, StartOf start_of)
 {
@@ -171,9 +171,8 @@ KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
         char* name = name_blocks_.back().get() + block_used;
         std::memcpy(name, rest.data(), rest.size());
         name[rest.size()] = '\0';
-        int binding = type == 'T' ? 0 : type == 'W' || type == 'w' ? 1 : 2;
         auto name_ref = std::uint32_t(((name_blocks_.size() - 1) << name_block_bits) | block_used);
-        entries_.push_back({address, name_ref, it->second, std::uint8_t(name_rank(binding, rest))});
+        entries_.push_back({address, name_ref, it->second});
         block_used += rest.size() + 1;
     }
     if (!entries_.empty() && !any_address)
@@ -181,10 +180,11 @@ KernelSymbols::KernelSymbols(const std::filesystem::path& kallsyms)
                     fmt::format("{} shows every address as 0 (kptr_restrict): kernel symbols need "
                                 "root or CAP_SYSLOG",
                                 kallsyms.string()));
-    // Names are stored in the file's order, so their references keep it among equals: a sort
-    // in place, without stable_sort's buffer of half the entries.
+    // Names are stored in the file's order, so their references keep it among the names of one
+    // address (the first is the one shown): a sort in place, without stable_sort's buffer of
+    // half the entries.
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-        return std::tie(a.address, a.rank, a.name) < std::tie(b.address, b.rank, b.name);
+        return std::tie(a.address, a.name) < std::tie(b.address, b.name);
     });
 }
 
@@ -205,6 +205,16 @@ std::optional<Symbol> KernelSymbols::find(std::uint64_t address) const
     auto next = std::find_if(it, entries_.end(), [&](const Entry& e) { return e.address != it->address; });
     if (next != entries_.end())
         symbol.size = next->address - it->address;
+    return symbol;
+}
+
+std::optional<Symbol> KernelSymbols::find_return_address(std::uint64_t address) const
+{
+    if (address == 0)
+        return std::nullopt;
+    auto symbol = find(address - 1);
+    if (symbol)
+        symbol->offset++;
     return symbol;
 }
 

@@ -42,7 +42,9 @@ public:
         bool leading = true;
         return frames(id, "[Missed Kernel Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
             load_kernel_symbols();
-            auto symbol = kernel_->find(ip);
+            // Each frame is a return address (the first too: the tracepoint's caller), named
+            // as the kernel's own stack traces name it.
+            auto symbol = kernel_->find_return_address(ip);
             // The stack is taken inside the tool's own program: its first frames are the BPF
             // program and the tracepoint's machinery, not the traced code's.
             if (leading && symbol && tracing_frame(*symbol))

@@ -40,6 +40,9 @@ struct CommonOptions {
     std::string cgroup;     // --cgroup: only tasks in this cgroup v2 directory
     std::string comm;       // --comm: only tasks with this command name
     std::optional<std::uint32_t> cpu; // --cpu: only events on this CPU
+    // --include-self: the tool's own process too. add_task_filters() makes it false (the tool
+    // left out); tools without task filters leave nothing out.
+    bool include_self = true;
     bool timestamp = false; // -T/--timestamp
     double duration = 0;    // -d/--duration seconds, 0 = until interrupted
     bool json = false;      // --json: one JSON object per line
@@ -66,7 +69,7 @@ public:
     // add_task_filters() and add_run_options(): every tool whose events happen in the context
     // of the task they concern has them.
     void add_common();
-    // -p, -t, -u, --cgroup, --comm: which tasks' events to show.
+    // -p, -t, -u, --cgroup, --comm, --cpu, --include-self: which tasks' events to show.
     void add_task_filters();
     // -T, -d, --json, --clock, -v. Alone for tools whose events run in no task's context of their own
     // (a segment received in softirq), where a task filter would mislead.

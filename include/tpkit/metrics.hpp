@@ -77,7 +77,9 @@ struct Reading {
     std::vector<CounterColumn> counter_columns;
     std::vector<Metric> metrics;
     // Counters print folded, as flamegraph.pl reads them, instead of as a table: one line per
-    // row, its label values joined by ';' (a stack's frames each), a space and its count.
+    // row, its label values joined by ';' (a stack's frames each), a space and its count. The
+    // root first, whatever the labels' order: the event (when several), comm, pid and tid, the
+    // other labels, the user stack ("ustack"), the kernel stack ("kstack").
     bool folded = false;
     // Events not counted in this interval (a full map): with --json a {"type":"lost"} line.
     std::uint64_t uncounted = 0;

@@ -39,8 +39,12 @@ void require_target_tasks(const CommonOptions& options);
 // --cpu as rodata: UINT32_MAX for none; a CPU this machine does not have → Error(unknown_target).
 std::uint32_t target_cpu(const CommonOptions& options);
 
-// The common task filters (-p, -t, -u, --cgroup, --comm, --cpu) into a skeleton's rodata
-// (bpf/include/tpkit/task.bpf.h), before load.
+// The process left out as rodata: this one's, unless --include-self or the tool has no task
+// filters; 0 for none.
+std::uint32_t excluded_tgid(const CommonOptions& options);
+
+// The common task filters (-p, -t, -u, --cgroup, --comm, --cpu, --include-self) into a
+// skeleton's rodata (bpf/include/tpkit/task.bpf.h), before load.
 template <class Skel>
 void apply_task_filters(Skel& skel, const CommonOptions& options)
 {
@@ -51,6 +55,7 @@ void apply_task_filters(Skel& skel, const CommonOptions& options)
     skel.rodata->tpkit_target_cgroup = options.cgroup.empty() ? 0 : cgroup_id(options.cgroup);
     copy_comm(options.comm, skel.rodata->tpkit_target_comm);
     skel.rodata->tpkit_target_cpu = target_cpu(options);
+    skel.rodata->tpkit_excluded_tgid = excluded_tgid(options);
 }
 
 // Opens Skel, applies the task filters, lets `configure` set the tool's own rodata and which

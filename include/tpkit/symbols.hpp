@@ -46,8 +46,18 @@ public:
     // from this user).
     explicit KernelSymbols(const std::filesystem::path& kallsyms = "/proc/kallsyms");
 
-    // The function an address lies in: the one starting last at or before it.
+    // The function an address lies in, named as the kernel's %pS names it (kallsyms_lookup):
+    // the one starting last at or before it, and of several names at that address (aliases:
+    // __do_sys_vfork, __ia32_sys_vfork, __x64_sys_vfork), the first the file lists. The kernel
+    // looks the address up so in its own table, which /proc/kallsyms lists in order (a
+    // module's symbols in its symbol table's order, where the kernel also takes the first).
     std::optional<Symbol> find(std::uint64_t address) const;
+    // The function a return address (a frame of a stack walk) was called from, as the kernel's
+    // own stack traces name frames (%pB: /proc/PID/stack, oopses): the one holding the byte
+    // before it, with the offset of the address itself. A call that never returns ends its
+    // function, so its return address is where the next function's padding (__pfx_NEXT with
+    // CONFIG_FUNCTION_PADDING) or the next function begins, which %pS would name.
+    std::optional<Symbol> find_return_address(std::uint64_t address) const;
     // Start addresses of the functions named `name` (static functions of one name in several
     // files have several), in address order.
     std::vector<std::uint64_t> addresses_of(std::string_view name) const;
@@ -60,7 +70,6 @@ private:
         std::uint64_t address;
         std::uint32_t name;   // name_at(name), NUL-terminated
         std::uint16_t module; // in modules_ ("" for the kernel image)
-        std::uint8_t rank;    // among functions at one address, the lowest is the one shown
     };
     static constexpr unsigned name_block_bits = 18;
     const char* name_at(std::uint32_t name) const

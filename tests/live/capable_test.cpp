@@ -2,7 +2,8 @@
 // capable against real capability checks: chroot(2) asks for CAP_SYS_CHROOT in the caller's
 // user namespace, so a child calling it as root is allowed and one calling it as nobody is
 // denied; the tool must report exactly that check, once, with the caller's uid and the verdict.
-// On kernels without capability:cap_capable (before 6.14: Debian's 6.1) it must say so.
+// On kernels without capability:cap_capable (before 6.14: Debian's 6.1) it must say so. Its own
+// checks show with --include-self only.
 #include "live.hpp"
 #include "scripted_child.hpp"
 #include "tool_run.hpp"
@@ -17,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -144,4 +146,19 @@ TEST(CapableExact, TextRowHasBccColumns)
     EXPECT_EQ(row.substr(8), fmt::format(" {:<5} {:<7} {:<7} {:<16} {:<7} {:<20} {:<7} {:<7} {}",
                                          nobody, child.pid(), child.pid(), "tpk-chroot", CAP_SYS_CHROOT,
                                          "CAP_SYS_CHROOT", "-", "deny", own_user_ns()));
+}
+
+// The tool's own checks (CAP_SETPCAP as it empties its bounding set once attached, CAP_BPF and
+// CAP_SYS_ADMIN as it sets up) are no checks of the system it watches: left out, unless
+// --include-self.
+TEST(CapableSelf, OwnChecksOnlyWithIncludeSelf)
+{
+    TPKIT_REQUIRE_LIVE();
+    if (!kernel_has_cap_capable())
+        GTEST_SKIP() << "this kernel has no capability:cap_capable (checked by the first test)";
+    EXPECT_EQ(tpkit::live::own_events("capable", {"--comm", "capable"}, false),
+              (std::vector<std::map<std::string, std::string>>{}));
+    auto own = tpkit::live::own_events("capable", {"--comm", "capable"}, true);
+    EXPECT_TRUE(std::any_of(own.begin(), own.end(), [](auto& e) { return e["name"] == "CAP_SETPCAP"; }))
+        << own.size() << " events, the first: " << (own.empty() ? "" : own[0]["name"] + own[0]["error"]);
 }

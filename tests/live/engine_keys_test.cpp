@@ -3,7 +3,8 @@
 // number of getppid() calls from a known chain of functions of this binary, and tpcount must
 // count exactly those under a user stack naming the chain and a kernel stack through
 // do_syscall_64; two children with known comms are counted apart by pid,comm; tphist heads a
-// per-pid histogram with the process's comm; numeric keys sort as numbers.
+// per-pid histogram with the process's comm; numeric keys sort as numbers; a task waiting in
+// vfork() has its kernel frames named as /proc/PID/stack names them.
 //
 // Built with frame pointers (tests/CMakeLists.txt): user stacks are walked by them.
 #include "live.hpp"
@@ -15,10 +16,13 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace std::chrono_literals;
@@ -201,6 +205,71 @@ TEST(TpcountStacks, KernelStackThroughTheSyscallEntryCountedExactlyByPid)
         counted += o["count"].get<std::uint64_t>();
     }
     EXPECT_EQ(counted, static_cast<std::uint64_t>(chain_calls));
+}
+
+namespace {
+
+// vfork(), whose child sleeps a while before it exits: the caller waits in the kernel meanwhile.
+// Raw system calls only (a forked copy of a threaded process).
+int vfork_and_wait()
+{
+    pid_t pid = vfork();
+    if (pid == 0) {
+        timespec nap{0, 400'000'000};
+        nanosleep(&nap, nullptr);
+        _exit(0);
+    }
+    int status = 0;
+    return pid < 0 ? 1 : waitpid(pid, &status, 0) != pid || status != 0 ? 2 : 0;
+}
+
+// The kernel's own names of a task's frames, innermost first, from /proc/PID/stack
+// ("[<0>] __do_sys_vfork+0x66/0x90"), once they hold a frame containing `waiting_in`.
+std::vector<std::string> kernel_names_of_stack(pid_t pid, const std::string& waiting_in)
+{
+    for (int attempt = 0; attempt < 300; attempt++) {
+        std::vector<std::string> names;
+        std::ifstream stack("/proc/" + std::to_string(pid) + "/stack");
+        for (std::string line; std::getline(stack, line);) {
+            auto start = line.find("] ");
+            if (start != std::string::npos)
+                names.push_back(line.substr(start + 2, line.find('+') - start - 2));
+        }
+        if (std::any_of(names.begin(), names.end(), [&](const auto& n) { return has(n, waiting_in); }))
+            return names;
+        std::this_thread::sleep_for(1ms);
+    }
+    return {};
+}
+
+} // namespace
+
+TEST(TpcountStacks, KernelFramesAreNamedAsTheKernelNamesThemWithCommAtTheRoot)
+{
+    TPKIT_REQUIRE_LIVE();
+    ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_switch", "--comm", "tpk-vfork",
+                  "--by", "kstack,comm"});
+    ASSERT_TRUE(tool.wait_until_attached(1, tpkit::live::patient(20s))) << tool.stderr_text();
+    tpkit::live::ScriptedChild child("tpk-vfork", {}, vfork_and_wait);
+    child.go();
+    // While it waits in vfork(), as the kernel names its frames (the scheduler's left out).
+    const auto kernel_names = kernel_names_of_stack(child.pid(), "vfork");
+    ASSERT_EQ(child.wait(), 0);
+    ASSERT_FALSE(kernel_names.empty()) << "no vfork frame in /proc/" << child.pid() << "/stack";
+    ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
+    // Folded, root first: the comm, then the kernel's frames from the syscall entry on.
+    std::string chain = "tpk-vfork";
+    for (auto it = kernel_names.rbegin(); it != kernel_names.rend(); ++it)
+        chain += ';' + *it;
+    int waits = 0;
+    for (const auto& line : tool.lines()) {
+        if (line.empty())
+            continue;
+        EXPECT_EQ(line.rfind("tpk-vfork;", 0), 0u) << line;
+        EXPECT_FALSE(has(line, ";__pfx_") || has(line, ";__ia32_")) << line;
+        waits += line.rfind(chain + ';', 0) == 0;
+    }
+    EXPECT_GE(waits, 1) << "no line begins with " << chain;
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // opensnoop against real opens from a known process: each open, openat and openat2 seen once, in
 // order, with its file descriptor or errno, flags and mode; failures alone with -x; a path longer
-// than the kernel takes marked as cut.
+// than the kernel takes marked as cut; its own opens with --include-self only.
 #include "live.hpp"
 #include "scripted_child.hpp"
 #include "tool_run.hpp"
@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -271,4 +272,16 @@ TEST(OpensnoopExact, FullPathOfRelativeOpens)
         EXPECT_EQ(events[i]["err"], expected[i].second) << events[i];
         EXPECT_EQ(events[i]["path_cut"], 0) << events[i];
     }
+}
+
+// The tool's own opens (the tracefs files libbpf reads as it attaches one tracepoint after the
+// other) are no opens of the system it watches: left out, unless --include-self.
+TEST(OpensnoopSelf, OwnOpensOnlyWithIncludeSelf)
+{
+    TPKIT_REQUIRE_LIVE();
+    EXPECT_EQ(tpkit::live::own_events("opensnoop", {"--comm", "opensnoop"}, false),
+              (std::vector<std::map<std::string, std::string>>{}));
+    auto own = tpkit::live::own_events("opensnoop", {"--comm", "opensnoop"}, true);
+    EXPECT_TRUE(std::any_of(own.begin(), own.end(), [](auto& e) { return e["path"].ends_with("/id"); }))
+        << own.size() << " events, the first's path: " << (own.empty() ? "" : own[0]["path"] + own[0]["error"]);
 }

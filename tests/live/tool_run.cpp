@@ -252,6 +252,23 @@ bool ToolRun::wait_until_attached(std::size_t links, std::chrono::milliseconds t
     return false;
 }
 
+bool ToolRun::wait_until_unprivileged(std::chrono::milliseconds timeout)
+{
+    const std::string status_path = "/proc/" + std::to_string(pid_) + "/status";
+    auto deadline = std::chrono::steady_clock::now() + patient(timeout);
+    while (std::chrono::steady_clock::now() < deadline && !try_reap(false)) {
+        std::ifstream status(status_path);
+        int empty = 0;
+        for (std::string line; std::getline(status, line);)
+            if (line.starts_with("CapEff:") || line.starts_with("CapBnd:"))
+                empty += std::stoull(line.substr(line.find(':') + 1), nullptr, 16) == 0;
+        if (empty == 2)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
 void ToolRun::shrink_stdout_pipe()
 {
     if (fcntl(out_fd_, F_SETPIPE_SZ, 4096) < 0)
@@ -566,6 +583,27 @@ bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
             return true;
     }
     return false;
+}
+
+std::vector<std::map<std::string, std::string>> own_events(const std::string& name,
+                                                           std::vector<std::string> args,
+                                                           bool include_self)
+{
+    args.insert(args.begin(), {tool_path(name), "--json"});
+    if (include_self)
+        args.push_back("--include-self");
+    ToolRun tool(args);
+    if (!tool.wait_until_unprivileged(std::chrono::seconds(20)))
+        return {{{"error", name + " did not drop its capabilities: " + tool.stderr_text()}}};
+    if (int status = tool.stop(SIGINT); status != 0)
+        return {{{"error", name + " exited " + std::to_string(status) + ": " + tool.stderr_text()}}};
+    std::vector<std::map<std::string, std::string>> own;
+    for (const auto& line : tool.lines()) {
+        auto e = parse_flat_json(line);
+        if (e["pid"] == std::to_string(tool.pid()))
+            own.push_back(std::move(e));
+    }
+    return own;
 }
 
 std::unique_ptr<ToolRun> attached_json_tool(const std::string& name, std::vector<std::string> options,

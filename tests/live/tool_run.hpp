@@ -50,6 +50,9 @@ public:
     // Waits until the tool holds `links` BPF links (its tracepoints are attached); false after
     // timeout or when it exited.
     bool wait_until_attached(std::size_t links, std::chrono::milliseconds timeout);
+    // Waits until the tool holds no capability, not even in its bounding set: what a streaming
+    // tool does once attached, its set-up over. False after timeout or when it exited.
+    bool wait_until_unprivileged(std::chrono::milliseconds timeout);
 
     // A reader that stops reading: stdout's pipe shrinks to one page and is not read until the
     // tool exits. Waits for that (SIGKILL after timeout, status 137), then reads what it wrote.
@@ -102,6 +105,13 @@ int reap(pid_t pid);
 // other values as compact JSON (numbers, arrays, nested objects); empty when the line holds no
 // JSON object.
 std::map<std::string, std::string> parse_flat_json(const std::string& line);
+
+// Runs `NAME --json ARGS` (with --include-self when `include_self`) until its set-up is over
+// (attached, its capabilities dropped), stops it with SIGINT, and gives its JSON events of its
+// own process (parse_flat_json), or one {"error": …} when it did not run so.
+std::vector<std::map<std::string, std::string>> own_events(const std::string& name,
+                                                           std::vector<std::string> args,
+                                                           bool include_self);
 
 // Buckets (low → count) summed over the histogram lines (JSON objects with "buckets") among
 // `lines`, only those whose "key" is `key` when given; empty buckets left out.

@@ -54,6 +54,30 @@ TEST(MetricsStacks, FoldedLinesForFlameGraphs)
               "kworker/0:1;schedule 2\n");
 }
 
+TEST(MetricsStacks, FoldedLinesAreRootFirstWhateverTheKeysOrder)
+{
+    // --by kstack,ustack,cpu,pid,comm: the process at the root, then the CPU, the user frames and
+    // the kernel frames at the leaf.
+    tpkit::Reading reading;
+    reading.folded = true;
+    reading.counter_labels = {"event", "kstack", "ustack", "cpu", "pid", "comm"};
+    reading.metrics.push_back({"count", "", "", {{"event", "raw_syscalls:sys_enter"},
+                                                 tpkit::stack_label("kstack", {"ksys_write", "do_syscall_64"}),
+                                                 tpkit::stack_label("ustack", {"write", "main"}),
+                                                 {"cpu", "1", true}, {"pid", "181", true}, {"comm", "bash"}},
+                               std::uint64_t{5}});
+    EXPECT_EQ(rendered(reading, false), "bash;181;1;main;write;do_syscall_64;ksys_write 5\n");
+    // --by kstack,comm as tpcount keys it: comm at the root, not at the leaf.
+    reading.metrics[0].labels = {{"event", "raw_syscalls:sys_enter"},
+                                 tpkit::stack_label("kstack", {"ksys_write", "do_syscall_64"}),
+                                 {"comm", "bash"}};
+    EXPECT_EQ(rendered(reading, false), "bash;do_syscall_64;ksys_write 5\n");
+    // The table and JSON keep the key's order.
+    EXPECT_EQ(rendered(reading, true),
+              "{\"type\":\"count\",\"time_ns\":7,\"event\":\"raw_syscalls:sys_enter\","
+              "\"kstack\":[\"do_syscall_64\",\"ksys_write\"],\"comm\":\"bash\",\"count\":5}\n");
+}
+
 TEST(MetricsStacks, SeveralEventsBeginEachFoldedLine)
 {
     auto reading = stack_counts();

@@ -73,19 +73,65 @@ TEST(KernelSymbols, FindsTheFunctionAndOffset)
     EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff810a1f0f), true), "__pfx_hrtimer_nanosleep+0xf");
 }
 
-TEST(KernelSymbols, KeepsFunctionsOnlyAndPrefersThePlainNameOfAnAddress)
+TEST(KernelSymbols, KeepsFunctionsOnlyAndNamesAnAddressByItsFirstName)
 {
     KernelSymbols ksyms(kallsyms_fixture);
     // 14 text symbols (t, T, W); the A, D and b lines and the malformed one are left out.
     EXPECT_EQ(ksyms.size(), 14u);
-    // _stext and startup_64 share an address: the name without leading underscores is shown.
-    EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff81000010), true), "startup_64+0x10");
+    // _stext and startup_64 share an address: the first listed is shown, as the kernel shows it.
+    EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff81000010), true), "_stext+0x10");
     // jiffies (data) is no function: the address belongs to the last function before it.
     EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff82000000), false), "do_nanosleep");
     // Before the first function nothing is known (the absolute per-CPU symbol at 0 is skipped).
     EXPECT_FALSE(ksyms.find(0x1000));
     EXPECT_FALSE(ksyms.find(0xffffffff80ffffff));
     EXPECT_EQ(tpkit::frame_text(ksyms.find(0x1000), true), "[unknown]");
+}
+
+// Lines of 6.18's /proc/kallsyms: three names of one vfork function, each after its padding.
+const std::string kallsyms_6_18 = std::string(TPKIT_TEST_DATA) + "/symbols/kallsyms-6.18";
+
+TEST(KernelSymbols, AliasesAreNamedAsTheKernelNamesThem)
+{
+    KernelSymbols ksyms(kallsyms_6_18);
+    // 6.18's /proc/PID/stack of a task waiting in vfork(): "__do_sys_vfork+0x66/0x90".
+    auto s = ksyms.find_return_address(0xffffffff8135fdc0 + 0x66);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->name, "__do_sys_vfork");
+    EXPECT_EQ(s->offset, 0x66u);
+    EXPECT_EQ(s->size, 0x90u);
+    EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff8135fd20 + 0x10), true), "__do_sys_fork+0x10");
+
+    // The file's order decides, not the names: listed first, __x64_sys_vfork is the one shown.
+    auto path = tpkit::test::scratch_dir("tpkit-symbols") / "kallsyms-x64-first";
+    std::ofstream(path) << "ffffffff8135fdb0 T __pfx___x64_sys_vfork\n"
+                           "ffffffff8135fdc0 T __x64_sys_vfork\n"
+                           "ffffffff8135fdc0 T __ia32_sys_vfork\n"
+                           "ffffffff8135fdc0 t __do_sys_vfork\n"
+                           "ffffffff8135fe50 T __pfx___x64_sys_clone\n";
+    EXPECT_EQ(tpkit::frame_text(KernelSymbols(path).find_return_address(0xffffffff8135fdc0 + 0x66), true),
+              "__x64_sys_vfork+0x66");
+}
+
+TEST(KernelSymbols, AReturnAddressIsNamedByTheCallBeforeIt)
+{
+    KernelSymbols ksyms(kallsyms_6_18);
+    // x86_64_start_reservations ends with its call of start_kernel, which never returns: the
+    // return address is where clear_bss's padding begins, and the call is in the function
+    // before (the kernel's backtrace says "x86_64_start_reservations+0x20/0x20").
+    auto s = ksyms.find_return_address(0xffffffff8378d8c0);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->name, "x86_64_start_reservations");
+    EXPECT_EQ(s->offset, 0x20u);
+    EXPECT_EQ(s->size, 0x20u);
+    // %pS on the address itself names the padding; nothing in a stack walk is there.
+    EXPECT_EQ(ksyms.find(0xffffffff8378d8c0)->name, "__pfx_clear_bss");
+    // Inside a function, both name it alike.
+    EXPECT_EQ(tpkit::frame_text(ksyms.find_return_address(0xffffffff8378d8d0 + 0x35), true), "clear_bss+0x35");
+    EXPECT_EQ(tpkit::frame_text(ksyms.find(0xffffffff8378d8d0 + 0x35), true), "clear_bss+0x35");
+    // Before the first function, and 0 (no frame), nothing is known.
+    EXPECT_FALSE(ksyms.find_return_address(0xffffffff81000000));
+    EXPECT_FALSE(ksyms.find_return_address(0));
 }
 
 TEST(KernelSymbols, ListsDataSymbolsByName)

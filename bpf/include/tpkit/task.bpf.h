@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup) and on the CPU
- * an event happens on (--cpu), as rodata
+/* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup, and the tool's
+ * own process left out unless --include-self) and on the CPU an event happens on (--cpu), as
+ * rodata
  * that user space sets before load (apply_task_filters in include/tpkit/stream.hpp); the
  * verifier removes the checks of filters left unset.
  *
@@ -24,6 +25,9 @@ const volatile __u64 tpkit_target_cgroup = 0;
 const volatile char tpkit_target_comm[TPKIT_COMM_LEN] = {};
 /* --cpu: only events on this CPU; (__u32)-1: no filter. */
 const volatile __u32 tpkit_target_cpu = (__u32)-1;
+/* The tool's own process (its tgid), left out: its set-up, reads and capability checks are no
+ * events of the system it watches. 0 with --include-self. */
+const volatile __u32 tpkit_excluded_tgid = 0;
 
 static __always_inline bool tpkit_comm_equal(const char *a, const volatile char *b)
 {
@@ -43,9 +47,11 @@ static __always_inline bool tpkit_current_selected(void)
 {
 	if (tpkit_target_cpu != (__u32)-1 && bpf_get_smp_processor_id() != tpkit_target_cpu)
 		return false;
-	if (tpkit_target_tgid || tpkit_target_tid) {
+	if (tpkit_target_tgid || tpkit_target_tid || tpkit_excluded_tgid) {
 		__u64 id = bpf_get_current_pid_tgid();
 
+		if (tpkit_excluded_tgid && (id >> 32) == tpkit_excluded_tgid)
+			return false;
 		if (tpkit_target_tgid && (id >> 32) != tpkit_target_tgid)
 			return false;
 		if (tpkit_target_tid && (__u32)id != tpkit_target_tid)
@@ -84,6 +90,8 @@ static __always_inline void tpkit_fill_task_header(struct tpkit_task_header *h)
 static __always_inline bool tpkit_task_selected(struct task_struct *task)
 {
 	if (tpkit_target_cpu != (__u32)-1 && bpf_get_smp_processor_id() != tpkit_target_cpu)
+		return false;
+	if (tpkit_excluded_tgid && BPF_CORE_READ(task, tgid) == tpkit_excluded_tgid)
 		return false;
 	if (tpkit_target_tgid && BPF_CORE_READ(task, tgid) != tpkit_target_tgid)
 		return false;
