@@ -29,6 +29,10 @@ static __always_inline void fill_header(struct tpsnoop_header *h)
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 	h->user_strings = 0;
 	h->reserved = 0;
+	h->jiffies = 0;
+	/* What the kernel's text of the event reads as jiffies (writeback's age=). */
+	if (tpkit_config.jiffies_address)
+		bpf_probe_read_kernel(&h->jiffies, sizeof(h->jiffies), (const void *)tpkit_config.jiffies_address);
 }
 
 /* The common_* header of a copy, as the kernel will write it (see record.bpf.h). */
@@ -110,6 +114,50 @@ static __always_inline void snoop_classic_strings(void *ctx)
 	snoop_with_strings(ctx, c, tpkit_config.user_strings);
 }
 
+/* A record with the strings its `char *` fields point to in kernel memory, after it from
+ * tpkit_strings_offset(record_size) (see tpsnoop_header.user_strings). */
+struct kernel_strings_copy {
+	struct tpkit_record_copy copy;
+	struct tpkit_user_str strings[TPKIT_SNOOP_MAX_KERNEL_STRINGS];
+};
+
+TPKIT_SCRATCH(kernel_strings_scratch, struct kernel_strings_copy);
+
+static __always_inline void snoop_kernel_strings(void *ctx)
+{
+	struct kernel_strings_copy *c = tpkit_scratch(&kernel_strings_scratch);
+	__u64 at;
+	__u32 n = 0;
+
+	if (!c)
+		return;
+	tpkit_copy_record_into(ctx, &c->copy);
+	fill_header(&c->copy.header);
+	at = tpkit_strings_offset(c->copy.header.record_size);
+	asm volatile("" : "+r"(at)); /* bound this very register for the verifier */
+	if (at > TPKIT_SNOOP_RECORD_MAX)
+		return;
+	for (int i = 0; i < TPKIT_SNOOP_MAX_KERNEL_STRINGS; i++) {
+		struct tpkit_user_str *s;
+		const char *src = 0;
+		__u64 field;
+		bool cut;
+
+		if (i >= tpkit_config.kernel_strings)
+			break;
+		field = tpkit_config.kernel_string_offsets[i];
+		if (field > TPKIT_SNOOP_RECORD_MAX - sizeof(src))
+			break;
+		src = *(const char **)(c->copy.record + field);
+		s = (struct tpkit_user_str *)(c->copy.record + at + (__u64)i * sizeof(*s));
+		s->len = tpkit_read_kernel_str(s->text, sizeof(s->text), src, &cut);
+		s->flags = cut ? TPKIT_USER_STR_CUT : 0;
+		n++;
+	}
+	c->copy.header.user_strings = (1u << n) - 1;
+	tpkit_emit_prefix(ctx, c, sizeof(c->copy.header) + at + (__u64)n * sizeof(struct tpkit_user_str));
+}
+
 SEC("tracepoint")
 int snoop_event(void *ctx)
 {
@@ -122,6 +170,10 @@ int snoop_event(void *ctx)
 		return 0;
 	if (tpkit_config.user_strings) {
 		snoop_classic_strings(ctx);
+		return 0;
+	}
+	if (tpkit_config.kernel_strings) {
+		snoop_kernel_strings(ctx);
 		return 0;
 	}
 	if (!tpkit_use_perf_buffer && !tpkit_config.dynamic_count) {

@@ -272,7 +272,8 @@ bool SnoopEvent::parse(std::span<const std::byte> data, SnoopEvent& out)
     if (data.size() - sizeof(tpsnoop_header) < out.header.record_size)
         return false;
     out.record = data.subspan(sizeof(tpsnoop_header), out.header.record_size);
-    out.strings = UserStrings::parse(out.header.user_strings, data.subspan(sizeof(tpsnoop_header)));
+    out.strings = UserStrings::parse(out.header.user_strings, out.header.record_size,
+                                     data.subspan(sizeof(tpsnoop_header)));
     return true;
 }
 
@@ -322,7 +323,7 @@ void append_snoop_fields(std::string& out, const SnoopEvent& event, const EventF
         out += ' ';
         out.append(f->name);
         out += '=';
-        if (auto s = event.strings.find(*f); s && !s->fault)
+        if (auto s = event.strings.find(format, *f); s && !s->fault)
             append_user_string(out, *s);
         else
             decode_field(*f, event.record).append_str(out);
@@ -366,7 +367,7 @@ void append_snoop_json(std::string& out, const SnoopEvent& event, const EventFor
             out += ',';
         append_json_key(out, fields[i]->name);
         decode_field(*fields[i], event.record).append_json(out);
-        if (auto s = event.strings.find(*fields[i]))
+        if (auto s = event.strings.find(format, *fields[i]))
             append_user_string_json(out, fields[i]->name, *s);
         if (kernel_text)
             kernel_text->append_json_extras(out, format, *fields[i], event.record);

@@ -4,6 +4,8 @@
 #include "tpkit/decode.hpp"
 #include "tpkit/error.hpp"
 #include "tpkit/json.hpp"
+#include "tpkit/kernel_text.hpp"
+#include "tpkit/symbols.hpp"
 #include "tpkit/syscalls.hpp"
 
 #include <bpf/bpf.h>
@@ -565,11 +567,18 @@ void prepare_snoop(std::vector<EventPlan>& plans, const std::vector<std::string>
         else if (header_field(*found) == HeaderField::unavailable)
             throw Error(Exit::usage, "-f " + header_field_unavailable(name));
     }
+    std::optional<std::uint64_t> jiffies; // read once, for the first event that needs it
     for (EventPlan& plan : plans) {
         configure_record(plan.config, plan.format);
         for (const Field* f : fields_to_print(plan.format, fields))
             if (is_syscall_user_string(plan.format, *f))
                 plan.config.user_strings |= static_cast<std::uint8_t>(1u << syscall_argument_index(*f));
+        plan.config.kernel_strings = kernel_string_offsets(plan.format, plan.config.kernel_string_offsets);
+        if (reads_jiffies(plan.format)) {
+            if (!jiffies)
+                jiffies = kernel_symbol_address("jiffies_64").value_or(0);
+            plan.config.jiffies_address = *jiffies; // 0 (unknown): the kernel's text has age 0
+        }
     }
 }
 

@@ -123,6 +123,108 @@ std::vector<std::string> conversions(std::string_view format)
     return out;
 }
 
+// The C priority of a binary operator as libtraceevent numbers them (lower binds tighter), 0 for
+// any other.
+int binary_priority(std::string_view op)
+{
+    static constexpr std::pair<std::string_view, int> table[] = {
+        {"*", 6},  {"/", 6},  {"%", 6},  {"+", 7},  {"-", 7},  {"<<", 8}, {">>", 8},
+        {"<", 9},  {">", 9},  {"<=", 9}, {">=", 9}, {"==", 10}, {"!=", 10}, {"&", 11},
+        {"^", 12}, {"|", 13}, {"&&", 14}, {"||", 15}};
+    for (auto [name, priority] : table)
+        if (op == name)
+            return priority;
+    return 0;
+}
+
+bool is_binary(const tep_print_arg* arg)
+{
+    return arg && arg->type == TEP_PRINT_OP && arg->op.left && arg->op.left->type != TEP_PRINT_NULL &&
+           binary_priority(arg->op.op) != 0;
+}
+
+// libtraceevent groups operators of one priority from the right: `a - b - c` as a - (b - c).
+// C groups them from the left: rotate each such chain (parenthesized groups are typecasts by
+// then, see prepare_print_fmt, and stay whole).
+void group_from_the_left(tep_print_arg* arg)
+{
+    if (!arg)
+        return;
+    while (is_binary(arg) && is_binary(arg->op.right) &&
+           binary_priority(arg->op.op) == binary_priority(arg->op.right->op.op)) {
+        // a X (b Y c) -> (a X b) Y c, in place: the node stays the top of its tree.
+        tep_print_arg* right = arg->op.right;
+        tep_print_arg* c = right->op.right;
+        std::swap(arg->op.op, right->op.op);
+        std::swap(arg->op.prio, right->op.prio);
+        right->op.right = right->op.left;
+        right->op.left = arg->op.left;
+        arg->op.left = right;
+        arg->op.right = c;
+    }
+    switch (arg->type) {
+    case TEP_PRINT_OP:
+        group_from_the_left(arg->op.left);
+        group_from_the_left(arg->op.right);
+        break;
+    case TEP_PRINT_TYPE:
+        group_from_the_left(arg->typecast.item);
+        break;
+    case TEP_PRINT_FLAGS:
+        group_from_the_left(arg->flags.field);
+        break;
+    case TEP_PRINT_SYMBOL:
+        group_from_the_left(arg->symbol.field);
+        break;
+    case TEP_PRINT_FUNC:
+        for (tep_print_arg* a = arg->func.args; a; a = a->next)
+            group_from_the_left(a);
+        break;
+    default:
+        break;
+    }
+}
+
+// What the functions tpkit adds to print fmts (jiffies, kernel strings) read: the record being
+// printed. libtraceevent calls them without a context of their own.
+struct Printing {
+    const EventFormat* format;
+    std::span<const std::byte> record;
+    const UserStrings* strings;
+    std::uint64_t jiffies;
+};
+thread_local const Printing* printing = nullptr;
+
+char jiffies_function[] = "__tpkit_jiffies";
+char kernel_string_function[] = "__tpkit_kernel_string";
+
+unsigned long long print_jiffies(trace_seq*, unsigned long long*)
+{
+    return printing ? printing->jiffies : 0;
+}
+
+// The string a `char *` field points to, read at the event: what the kernel's %s prints, with
+// its "(null)" and "(efault)".
+unsigned long long print_kernel_string(trace_seq* s, unsigned long long* args)
+{
+    std::uint64_t address = args[0];
+    if (!address) {
+        trace_seq_puts(s, "(null)");
+        return address;
+    }
+    std::optional<UserString> text;
+    if (printing)
+        for (const Field& f : printing->format->fields)
+            if (is_kernel_string(*printing->format, f) && read_unsigned(f, printing->record) == address &&
+                (text = printing->strings->find(*printing->format, f)))
+                break;
+    if (text && !text->fault)
+        trace_seq_printf(s, "%.*s", static_cast<int>(text->text.size()), text->text.data());
+    else
+        trace_seq_puts(s, "(efault)");
+    return address;
+}
+
 } // namespace
 
 struct KernelText::Event {
@@ -149,6 +251,11 @@ KernelText::KernelText(std::filesystem::path kallsyms, std::filesystem::path btf
     tep_set_file_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_local_bigendian(tep_, TEP_LITTLE_ENDIAN);
     tep_set_function_resolver(tep_, &KernelText::resolve, this);
+    // jiffies takes an argument it ignores: libtraceevent parses a call without any wrongly.
+    tep_register_print_function(tep_, print_jiffies, TEP_FUNC_ARG_LONG, jiffies_function,
+                                TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
+    tep_register_print_function(tep_, print_kernel_string, TEP_FUNC_ARG_LONG,
+                                kernel_string_function, TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 }
 
 KernelText::~KernelText()
@@ -174,9 +281,16 @@ std::optional<std::int64_t> KernelText::enumerator(std::string_view name)
     return it->second;
 }
 
-// The format text with its print fmt made the kernel's: plain %p as %016lx (the kernel's %px),
-// enumerators the kernel compiled in but the text only names replaced by their values.
-std::string KernelText::prepare_print_fmt(std::string_view text)
+// The format text with its print fmt made the kernel's where libtraceevent differs:
+//  - plain %p as %016lx (the kernel's %px);
+//  - %#x as 0x%x (the width less 2): the kernel's vsnprintf prints 0x0 for zero, C's 0;
+//  - a tab or newline in the format as \t or \n: libtraceevent cannot parse them raw (maple_tree);
+//  - a parenthesized right operand, `x & (A | B)`, as `x & (u64)(A | B)`: libtraceevent parses
+//    the group as x & A | B; a typecast it keeps whole (u64: no change to the value);
+//  - jiffies as a function giving the value read at the event (libtraceevent's is 0);
+//  - a `char *` field into kernel memory as a function printing its string read at the event;
+//  - enumerators the kernel compiled in but the text only names replaced by their values.
+std::string KernelText::prepare_print_fmt(std::string_view text, const EventFormat& format)
 {
     constexpr std::string_view marker = "print fmt: \"";
     std::size_t at = text.find(marker);
@@ -199,6 +313,36 @@ std::string KernelText::prepare_print_fmt(std::string_view text)
             (i + 2 >= text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 2])))) {
             out += "%016lx";
             i++;
+            continue;
+        }
+        if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == '#') {
+            // %#[flags][width][length]x: the prefix written out, its two columns off the width.
+            // A width padded with spaces would put the spaces before the prefix: left as C's.
+            std::size_t end = i + 1;
+            while (end < text.size() && std::strchr("-+ #0", text[end]))
+                end++;
+            std::string flags(text.substr(i + 2, end - i - 2));
+            std::size_t width_end = end;
+            while (width_end < text.size() && std::isdigit(static_cast<unsigned char>(text[width_end])))
+                width_end++;
+            int width = width_end > end ? std::stoi(std::string(text.substr(end, width_end - end))) : 0;
+            std::size_t conv = width_end;
+            while (conv < text.size() && std::strchr("hlzjt", text[conv]))
+                conv++;
+            bool hex = conv < text.size() && (text[conv] == 'x' || text[conv] == 'X');
+            bool padded_left = width && flags.find_first_of("0-") == std::string::npos;
+            if (hex && !padded_left) {
+                out += text[conv] == 'x' ? "0x%" : "0X%";
+                out += flags;
+                if (width > 2)
+                    out += std::to_string(width - 2);
+                out += text.substr(width_end, conv + 1 - width_end);
+                i = conv;
+                continue;
+            }
+        }
+        if (text[i] == '\t' || text[i] == '\n') {
+            out += text[i] == '\t' ? "\\t" : "\\n";
             continue;
         }
         out += text[i];
@@ -226,6 +370,19 @@ std::string KernelText::prepare_print_fmt(std::string_view text)
             i++;
             continue;
         }
+        if (c == '(') {
+            // After a binary operator whose left operand ends just before it.
+            std::size_t op_end = out.find_last_not_of(' ');
+            std::size_t op_start = out.find_last_not_of("+-*/%&|^<>=!", op_end);
+            std::size_t operand = op_start == std::string::npos
+                                      ? std::string::npos
+                                      : out.find_last_not_of(' ', op_start);
+            if (op_end != std::string::npos && op_start != op_end &&
+                binary_priority(std::string_view(out).substr(op_start + 1, op_end - op_start)) &&
+                operand != std::string::npos &&
+                (is_identifier_char(out[operand]) || out[operand] == ')' || out[operand] == ']'))
+                out += "(u64)";
+        }
         if (!is_identifier_char(c) || std::isdigit(static_cast<unsigned char>(c))) {
             // Numbers stay whole: "0x10UL" is no identifier.
             if (std::isdigit(static_cast<unsigned char>(c)))
@@ -243,6 +400,23 @@ std::string KernelText::prepare_print_fmt(std::string_view text)
         bool member = text.compare(i - 2, 2, "->") == 0 || text[i - 1] == '.';
         bool call = next != std::string_view::npos && text[next] == '(';
         bool record = text.compare(end, 2, "->") == 0;
+        if (record) {
+            std::size_t name_end = end + 2;
+            while (name_end < text.size() && is_identifier_char(text[name_end]))
+                name_end++;
+            const Field* f = format.field(text.substr(end + 2, name_end - end - 2));
+            if (f && is_kernel_string(format, *f)) {
+                fmt::format_to(std::back_inserter(out), "{}({})", kernel_string_function,
+                               text.substr(i, name_end - i));
+                i = name_end;
+                continue;
+            }
+        }
+        if (word == "jiffies" && !member && !call && !record) {
+            fmt::format_to(std::back_inserter(out), "{}(0)", jiffies_function);
+            i = end;
+            continue;
+        }
         std::optional<std::int64_t> value;
         bool capitals = std::none_of(word.begin(), word.end(),
                                      [](char ch) { return std::islower(static_cast<unsigned char>(ch)); });
@@ -264,11 +438,14 @@ void KernelText::add(const EventFormat& format, std::string_view format_text)
         format_text.find("%ps") != std::string_view::npos)
         needs_symbols_ = true;
     if (!is_syscall_event(format)) {
-        std::string text = prepare_print_fmt(format_text);
+        std::string text = prepare_print_fmt(format_text, format);
         tep_event* parsed = nullptr;
         if (tep_parse_format(tep_, &parsed, text.data(), text.size(), format.system.c_str()) == 0 &&
             parsed && !(parsed->flags & TEP_EVENT_FL_FAILED))
             event.parsed = parsed;
+        if (event.parsed)
+            for (tep_print_arg* arg = event.parsed->print_fmt.args; arg; arg = arg->next)
+                group_from_the_left(arg);
     }
     if (event.parsed) {
         auto convs = conversions(event.parsed->print_fmt.format);
@@ -338,6 +515,29 @@ void KernelText::read_kallsyms()
     }
 }
 
+bool reads_jiffies(const EventFormat& format)
+{
+    // jiffies as a word of its own among the arguments (after the format string), not a member
+    // (->jiffies) nor part of a longer name
+    std::size_t args = format.print_fmt.find('"');
+    while (args != std::string::npos && (args = format.print_fmt.find('"', args + 1)) != std::string::npos &&
+           format.print_fmt[args - 1] == '\\')
+        ;
+    if (args == std::string::npos)
+        return false;
+    for (std::size_t at = format.print_fmt.find("jiffies", args); at != std::string::npos;
+         at = format.print_fmt.find("jiffies", at + 1)) {
+        std::size_t end = at + 7;
+        bool alone = (at == 0 || !is_identifier_char(format.print_fmt[at - 1])) &&
+                     (end == format.print_fmt.size() || !is_identifier_char(format.print_fmt[end]));
+        bool member = at >= 2 && (format.print_fmt.compare(at - 2, 2, "->") == 0 ||
+                                  format.print_fmt[at - 1] == '.');
+        if (alone && !member)
+            return true;
+    }
+    return false;
+}
+
 void KernelText::read_privileged_files()
 {
     if (needs_symbols_)
@@ -373,7 +573,8 @@ char* KernelText::resolve(void* self, unsigned long long* address, char** module
 }
 
 bool KernelText::append(std::string& out, const EventFormat& format,
-                        std::span<const std::byte> record, const UserStrings& strings)
+                        std::span<const std::byte> record, const UserStrings& strings,
+                        std::uint64_t jiffies)
 {
     const Event* event = find(format);
     if (is_syscall_event(format)) {
@@ -397,7 +598,7 @@ bool KernelText::append(std::string& out, const EventFormat& format,
             first = false;
             out += f.name;
             out += ": ";
-            if (auto text = strings.find(f); text && !text->fault) {
+            if (auto text = strings.find(format, f); text && !text->fault) {
                 append_user_string(out, *text);
                 continue;
             }
@@ -422,7 +623,10 @@ bool KernelText::append(std::string& out, const EventFormat& format,
     trace_seq& seq = *seq_;
     trace_seq_reset(&seq); // its buffer kept from event to event
     resolutions_ = 0;
+    Printing now{&format, record, &strings, jiffies};
+    printing = &now;
     tep_print_event(tep_, &seq, &r, "%s", TEP_PRINT_INFO);
+    printing = nullptr;
     trace_seq_terminate(&seq);
     std::string_view printed(seq.buffer, seq.len);
     if (resolutions_ == 0) {

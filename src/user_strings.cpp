@@ -9,19 +9,68 @@
 
 namespace tpkit {
 
-UserStrings UserStrings::parse(std::uint32_t mask, std::span<const std::byte> bytes)
+namespace {
+
+bool is_char_pointer(const Field& f)
+{
+    std::string type;
+    for (char c : f.type)
+        if (c != ' ')
+            type += c;
+    return f.kind == FieldKind::scalar && f.size == 8 && (type == "constchar*" || type == "char*");
+}
+
+// Field F's place among the strings of FORMAT's records: a syscall's argument index, or which
+// kernel string it is; 32 when it has none.
+std::uint32_t string_index(const EventFormat& format, const Field& f)
+{
+    if (format.system == "syscalls")
+        return is_syscall_user_string(format, f) ? syscall_argument_index(f) : 32;
+    std::uint32_t index = 0;
+    for (const Field& g : format.fields) {
+        if (g.common || !is_char_pointer(g))
+            continue;
+        if (&g == &f || g.offset == f.offset)
+            return index < TPKIT_SNOOP_MAX_KERNEL_STRINGS ? index : 32;
+        index++;
+    }
+    return 32;
+}
+
+} // namespace
+
+bool is_kernel_string(const EventFormat& format, const Field& f)
+{
+    return format.system != "syscalls" && !f.common && is_char_pointer(f) &&
+           string_index(format, f) < TPKIT_SNOOP_MAX_KERNEL_STRINGS;
+}
+
+std::uint8_t kernel_string_offsets(const EventFormat& format,
+                                   std::uint32_t (&offsets)[TPKIT_SNOOP_MAX_KERNEL_STRINGS])
+{
+    std::uint8_t n = 0;
+    for (const Field& f : format.fields)
+        if (n < TPKIT_SNOOP_MAX_KERNEL_STRINGS && is_kernel_string(format, f))
+            offsets[n++] = f.offset;
+    return n;
+}
+
+UserStrings UserStrings::parse(std::uint32_t mask, std::uint32_t record_size,
+                               std::span<const std::byte> bytes)
 {
     mask &= 0x3f;
     std::size_t size = std::size_t(std::popcount(mask)) * sizeof(tpkit_user_str);
-    constexpr std::size_t start = sizeof(tpkit_syscall_record);
+    std::size_t start = tpkit_strings_offset(record_size);
     if (!mask || bytes.size() < start + size)
         return {};
     return {mask, bytes.subspan(start, size)};
 }
 
-std::optional<UserString> UserStrings::find(const Field& f) const
+std::optional<UserString> UserStrings::find(const EventFormat& format, const Field& f) const
 {
-    std::uint32_t index = syscall_argument_index(f);
+    if (!mask)
+        return std::nullopt;
+    std::uint32_t index = string_index(format, f);
     if (index >= 6 || !(mask >> index & 1))
         return std::nullopt;
     std::size_t slot = std::popcount(mask & ((1u << index) - 1));

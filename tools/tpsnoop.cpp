@@ -69,7 +69,8 @@ public:
             tpkit::append_snoop_head(lines_, event, std::string_view(time, end - time));
             // The kernel's text unless -f asks for fields; the fields too when libtraceevent
             // cannot follow the event's print fmt.
-            if (raw_fields_ || !kernel_text_.append(lines_, *e.format, event.record, event.strings))
+            if (raw_fields_ || !kernel_text_.append(lines_, *e.format, event.record, event.strings,
+                                                       event.header.jiffies))
                 tpkit::append_snoop_fields(lines_, event, *e.format, e.fields);
         }
         lines_ += '\n';

@@ -94,6 +94,9 @@ enum tpkit_hist_layout {
 /* Copies of records (tpsnoop): __data_loc/__rel_loc fields whose bytes follow the fixed part, by
  * offset; the high bit marks __rel_loc. */
 #define TPKIT_SNOOP_MAX_DYNAMIC 8
+/* `char *` fields of one event whose kernel strings tpsnoop reads (the reference kernels'
+ * events have at most two). */
+#define TPKIT_SNOOP_MAX_KERNEL_STRINGS 4
 #define TPKIT_SNOOP_REL_LOC 0x80000000u
 
 /* An engine's per-event configuration, in rodata. */
@@ -115,7 +118,11 @@ struct tpkit_engine_config {
 	__u8 syscall_args;            /* the arguments a raw_syscalls program reads: bit i, args[i] */
 	__u8 user_strings;            /* tpsnoop, classic syscall events: the user strings it sends
 				       * (bit i: the one args[i] points to) */
-	__u8 reserved[2];
+	__u8 kernel_strings;          /* tpsnoop: how many kernel_string_offsets are used */
+	__u8 reserved;
+	/* tpsnoop: the `char *` fields (their offsets) whose strings in kernel memory are sent */
+	__u32 kernel_string_offsets[TPKIT_SNOOP_MAX_KERNEL_STRINGS];
+	__u64 jiffies_address;        /* tpsnoop: where jiffies_64 is, when the print fmt reads it */
 };
 
 /* Syscall events through the raw tracepoints raw_syscalls:sys_enter / sys_exit, which fire for
@@ -163,12 +170,23 @@ struct tpsnoop_header {
 	__u32 cpu;
 	__u32 record_size;
 	char comm[TPKIT_COMM_LEN];
-	/* Bit i: the user string args[i] of a syscall event points to follows, in a struct
-	 * tpkit_user_str; one per bit, in the order of the bits, from sizeof(struct
-	 * tpkit_syscall_record) bytes after the header (the record, then zeros to there). */
+	/* Bit i: the string follows, in a struct tpkit_user_str, that a syscall event's args[i]
+	 * points to (user memory), or any other event's i-th `char *` field (kernel memory, see
+	 * tpkit_engine_config.kernel_string_offsets); one per bit, in the order of the bits, from
+	 * tpkit_strings_offset(record_size) bytes after the header (the record, then zeros). */
 	__u32 user_strings;
 	__u32 reserved;
+	__u64 jiffies;       /* jiffies_64 at the event, when the event's print fmt reads it; else 0 */
 };
+
+/* Where the strings of a record of RECORD_SIZE bytes start, after the header: past the record,
+ * 8-aligned, and never before the end of a syscall record (which the raw path pads with zeros). */
+static inline __u32 tpkit_strings_offset(__u32 record_size)
+{
+	__u32 end = (record_size + 7) & ~7u;
+
+	return end > sizeof(struct tpkit_syscall_record) ? end : sizeof(struct tpkit_syscall_record);
+}
 
 /* Bytes of a syscall's string argument that are read, its NUL included: longer strings are cut
  * at TPKIT_USER_STR_MAX - 1 characters and marked so. */

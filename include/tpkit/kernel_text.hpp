@@ -8,6 +8,11 @@
 //    (a hash is a secret of the running kernel; tpkit shows the real address);
 //  - enumerators the format file names but does not define (IOPRIO_CLASS_BE, HRTIMER_MODE_ABS)
 //    take their values from the kernel's BTF;
+//  - %#x of 0 as 0x0, as the kernel's vsnprintf prints it;
+//  - operators grouped as in C (libtraceevent reads `x & (A | B)` as (x & A) | B, a - b - c as
+//    a - (b - c));
+//  - jiffies as read at the event, `char *` fields into kernel memory as their strings read at
+//    the event (tpsnoop's BPF side reads both);
 //  - syscalls:* events in the kernel's own form, `sys_openat(dfd: 0xffffff9c, ...)` and
 //    `sys_openat -> 0x3`, which their format files' print fmt does not describe;
 // and where tpkit shows more than the kernel can: a syscall's string argument as the string,
@@ -35,6 +40,10 @@ struct trace_seq;
 namespace tpkit {
 
 class KernelSymbols;
+
+// Whether FORMAT's print fmt reads jiffies: its records then carry jiffies_64 read at the event
+// (tpsnoop_header.jiffies), for the kernel's text such as writeback's age=.
+bool reads_jiffies(const EventFormat& format);
 
 class KernelText {
 public:
@@ -66,8 +75,10 @@ public:
     // nothing appended, for an event whose print fmt libtraceevent could not parse. Where the
     // kernel prints a syscall's string argument as an address, the string read at the event
     // (STRINGS) is shown instead, "quoted" as strace does; the address when it could not be read.
+    // A `char *` field into kernel memory prints as its string read at the event, when STRINGS
+    // has it; JIFFIES is jiffies_64 at the event, for print fmts that read jiffies.
     bool append(std::string& out, const EventFormat& format, std::span<const std::byte> record,
-                const UserStrings& strings = {});
+                const UserStrings& strings = {}, std::uint64_t jiffies = 0);
 
     // JSON members that come after field F's raw value (",\"F_sym\":\"TCP_LISTEN\""), each the
     // kernel's rendering of the value: F_sym for __print_symbolic, __print_flags, %pS/%ps, a
@@ -82,7 +93,7 @@ private:
     std::string symbol_text(std::uint64_t address, bool with_offset);
     void read_kallsyms();
     static char* resolve(void* self, unsigned long long* address, char** module);
-    std::string prepare_print_fmt(std::string_view format_text);
+    std::string prepare_print_fmt(std::string_view format_text, const EventFormat& format);
     std::optional<std::int64_t> enumerator(std::string_view name);
 
     tep_handle* tep_;

@@ -42,6 +42,9 @@ public:
     TraceInstance(const TraceInstance&) = delete;
     TraceInstance& operator=(const TraceInstance&) = delete;
 
+    const std::filesystem::path& dir() const { return dir_; }
+
+    // EVENT empty: the whole SYSTEM (its own enable and filter files).
     std::filesystem::path event_dir(const std::string& system, const std::string& event) const
     {
         return dir_ / "events" / system / event;

@@ -477,5 +477,114 @@ TEST(Decode, SyscallStringsShownAsStraceShowsThem)
     auto data = with_strings(r, mask, {user_str("/a", 3)});
     tpkit::SnoopEvent event;
     ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
-    EXPECT_FALSE(event.strings.find(*f.field("oldname")));
+    EXPECT_FALSE(event.strings.find(f, *f.field("oldname")));
+}
+
+namespace {
+
+// A tpsnoop transport record with kernel strings: header, record, zeros to where the strings
+// start, one tpkit_user_str per string.
+std::vector<std::byte> with_kernel_strings(const Record& r, const std::vector<tpkit_user_str>& strings)
+{
+    tpsnoop_header h{};
+    h.record_size = static_cast<std::uint32_t>(r.span().size());
+    h.user_strings = (1u << strings.size()) - 1;
+    std::size_t at = sizeof(h) + tpkit_strings_offset(h.record_size);
+    std::vector<std::byte> data(at + strings.size() * sizeof(tpkit_user_str));
+    std::memcpy(data.data(), &h, sizeof(h));
+    std::memcpy(data.data() + sizeof(h), r.span().data(), r.span().size());
+    std::memcpy(data.data() + at, strings.data(), strings.size() * sizeof(tpkit_user_str));
+    return data;
+}
+
+} // namespace
+
+// The kernel's vsnprintf prints %#x of zero as 0x0 (C's printf: 0), the prefix inside the width.
+TEST(KernelText, AlternateHexOfZeroAsTheKernelPrintsIt)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& fib = kernel.event("fib6", "fib6_table_lookup");
+    Record r(fib);
+    r.num("common_type", fib.id).num("tb_id", 254).num("flowlabel", 0);
+    std::string line = kernel.text(fib, r);
+    EXPECT_NE(line.find(" flowlabel 0x0 "), std::string::npos) << line;
+    r.num("flowlabel", 0xbeef);
+    line = kernel.text(fib, r);
+    EXPECT_NE(line.find(" flowlabel 0xbeef "), std::string::npos) << line;
+
+    const auto& probe = kernel.event("tcp", "tcp_probe");
+    Record p(probe);
+    p.num("common_type", probe.id).num("mark", 0);
+    line = kernel.text(probe, p);
+    EXPECT_NE(line.find(" mark=0x0 "), std::string::npos) << line;
+}
+
+// `x & (A | B)`: libtraceevent parses the group as (x & A) | B, and a - b - c as a - (b - c).
+TEST(KernelText, OperatorsGroupAsInC)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& start = kernel.event("timer", "timer_start");
+    Record r(start);
+    r.num("common_type", start.id).num("flags", 0x5).num("expires", 100).num("now", 90);
+    std::string line = kernel.text(start, r);
+    EXPECT_NE(line.find(" cpu=5 idx=0 flags="), std::string::npos) << line;
+    EXPECT_TRUE(line.ends_with(" flags=")) << line;
+    r.num("flags", 0x00080000 | 0x00200000 | (3u << 22) | 1);
+    line = kernel.text(start, r);
+    EXPECT_TRUE(line.ends_with(" cpu=1 idx=3 flags=D|I")) << line;
+    EXPECT_NE(line.find(" [timeout=10] "), std::string::npos) << line;
+}
+
+// jiffies in a print fmt is the value read at the event (libtraceevent alone takes 0).
+TEST(KernelText, JiffiesAtTheEvent)
+{
+    KernelTextOf kernel("linux-6.18");
+    const auto& wb = kernel.event("writeback", "writeback_single_inode");
+    EXPECT_TRUE(tpkit::reads_jiffies(wb));
+    EXPECT_FALSE(tpkit::reads_jiffies(kernel.event("timer", "timer_start")));
+    Record r(wb);
+    r.num("common_type", wb.id).num("dirtied_when", 4295000000).num("ino", 12);
+    std::string out;
+    ASSERT_TRUE(kernel.kernel_text().append(out, wb, r.span(), {}, 4295000000 + 3 * 250 + 249));
+    EXPECT_NE(out.find(" ino=12 state= dirtied_when=4295000000 age=3 "), std::string::npos) << out;
+}
+
+// `char *` fields into kernel memory print as the strings read at the event: a
+// __tracepoint_string (rcu_utilization), a __func__ (maple_tree's print fmt, whose raw tab
+// libtraceevent could not parse), NULL as the kernel's (null).
+TEST(KernelText, KernelStringsReadAtTheEvent)
+{
+    for (const char* version : {"linux-6.1", "linux-6.18"}) {
+        KernelTextOf kernel(version);
+        const auto& rcu = kernel.event("rcu", "rcu_utilization");
+        Record r(rcu);
+        r.num("common_type", rcu.id).num("s", 0xffffffff82a0b1c0);
+        auto data = with_kernel_strings(r, {user_str("Start context switch", 21)});
+        tpkit::SnoopEvent event;
+        ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+        std::string out;
+        ASSERT_TRUE(kernel.kernel_text().append(out, rcu, event.record, event.strings));
+        EXPECT_EQ(out, "rcu_utilization: Start context switch");
+        out.clear();
+        tpkit::append_snoop_fields(out, event, rcu, tpkit::fields_to_print(rcu, {}));
+        EXPECT_EQ(out, R"(rcu_utilization: s="Start context switch")");
+
+        const auto& op = kernel.event("maple_tree", "ma_write");
+        Record m(op);
+        m.num("common_type", op.id).num("fn", 0xffffffff82a0b200).num("node", 0xffff888100a0b000);
+        m.num("min", 0).num("max", 0xffffffffffffffff).num("index", 4096).num("last", 8191);
+        m.num("piv", 0).num("val", 0xffff888100a0c000);
+        data = with_kernel_strings(m, {user_str("mas_wr_store_entry", 19)});
+        ASSERT_TRUE(tpkit::SnoopEvent::parse(data, event));
+        out.clear();
+        ASSERT_TRUE(kernel.kernel_text().append(out, op, event.record, event.strings)) << version;
+        EXPECT_EQ(out, "ma_write: mas_wr_store_entry\tNode ffff888100a0b000 (0 18446744073709551615) "
+                       "range:4096-8191 piv (0) val ffff888100a0c000")
+            << version;
+
+        r.num("s", 0);
+        EXPECT_EQ(kernel.text(rcu, r), "rcu_utilization: (null)");
+        r.num("s", 0xffffffff82a0b1c0); // not read: the kernel would have printed it
+        EXPECT_EQ(kernel.text(rcu, r), "rcu_utilization: (efault)");
+    }
 }

@@ -32,18 +32,13 @@ struct tpkit_common_header {
 	__s32 pid;
 };
 
-/* Copies the current record into the per-CPU buffer; NULL if it cannot. header.record_size is
- * set; the rest of the header is left to the caller. */
-static __always_inline struct tpkit_record_copy *tpkit_copy_record(void *ctx)
+/* Copies the current record into r. header.record_size is set; the rest of the header is left
+ * to the caller. */
+static __always_inline void tpkit_copy_record_into(void *ctx, struct tpkit_record_copy *r)
 {
 	__u64 fixed = tpkit_config.fixed_size, end;
 	struct tpkit_common_header *common;
-	struct tpkit_record_copy *r;
-	__u32 zero = 0;
 
-	r = bpf_map_lookup_elem(&tpkit_record_scratch, &zero);
-	if (!r)
-		return 0;
 	if (fixed > TPKIT_SNOOP_RECORD_MAX)
 		fixed = TPKIT_SNOOP_RECORD_MAX;
 	bpf_probe_read_kernel(r->record, fixed, ctx);
@@ -84,6 +79,17 @@ static __always_inline struct tpkit_record_copy *tpkit_copy_record(void *ctx)
 		common->preempt_count = 0;
 		common->pid = (__u32)bpf_get_current_pid_tgid();
 	}
+}
+
+/* Copies the current record into the per-CPU buffer; NULL if it cannot. */
+static __always_inline struct tpkit_record_copy *tpkit_copy_record(void *ctx)
+{
+	struct tpkit_record_copy *r;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_elem(&tpkit_record_scratch, &zero);
+	if (r)
+		tpkit_copy_record_into(ctx, r);
 	return r;
 }
 

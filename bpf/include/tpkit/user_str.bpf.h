@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Strings in the traced process's memory: a syscall's path or name argument. */
+/* Strings in the traced process's memory (a syscall's path or name argument) and in the
+ * kernel's (a tracepoint's `char *` field). */
 #ifndef TPKIT_USER_STR_BPF_H
 #define TPKIT_USER_STR_BPF_H
 
@@ -15,6 +16,20 @@ static __always_inline long tpkit_read_user_str(char *dst, __u32 size, const cha
 	*cut = false;
 	if (len == size) {
 		bpf_probe_read_user(&last, 1, src + size - 1);
+		*cut = last != '\0';
+	}
+	return len;
+}
+
+/* The same from kernel memory: a `char *` field of a tracepoint's record. */
+static __always_inline long tpkit_read_kernel_str(char *dst, __u32 size, const char *src, bool *cut)
+{
+	long len = bpf_probe_read_kernel_str(dst, size, src);
+	char last = '\0';
+
+	*cut = false;
+	if (len == size) {
+		bpf_probe_read_kernel(&last, 1, src + size - 1);
 		*cut = last != '\0';
 	}
 	return len;
