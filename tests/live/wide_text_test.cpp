@@ -270,6 +270,8 @@ TEST(WideTextExact, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
             interrupted++; // lines in interrupts missing, every line tpsnoop printed the kernel's
             continue;
         }
+        if (only_kernel.empty())
+            only_kernel = minus(texts, mine); // the kernel's in interrupts, for a readable failure
         ADD_FAILURE() << kind << ": " << texts.size() << " lines by the kernel, " << mine.size()
                       << " by tpsnoop\n  kernel: " << (only_kernel.empty() ? "" : only_kernel.front())
                       << "\n  tpsnoop: " << (only_ours.empty() ? "" : only_ours.front());
