@@ -6,7 +6,8 @@
 // text. Left aside, as README.md lists them: %p pointers, which the kernel hashes (its trace option
 // hash-ptr stays on: on 6.1, with it off, the kernel printed every %s of the trace empty), and
 // what the kernel computes when its trace is read rather than at the event (writeback's age=), or
-// prints from bytes it left unset (6.1's fib_table_lookup gw6, neigh_create primary_key6).
+// reads from a clock as each record is built (timer_start's timeout=), or prints from bytes it
+// left unset (6.1's fib_table_lookup gateway, neigh_create primary_key6).
 // An event in an interrupt may be missing from tpsnoop's lines: the kernel skips a BPF program
 // when another runs on the CPU, as tpsnoop's does when the interrupt comes (DESIGN.md; 6.1
 // does not count such skips). So every line tpsnoop prints must be one the kernel printed, and
@@ -178,11 +179,13 @@ std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::s
                                                         bool in_task = false)
 {
     // What README.md lists as not the kernel's own: writeback's age=, computed when the kernel's
-    // trace is read; on 6.1, IPv6 fields of IPv4 events that the kernel leaves unset in the
-    // record (its text shows whatever its buffer held): fib_table_lookup's gw6, neigh_create's
-    // primary_key6.
+    // trace is read; timer_start's timeout=, from jiffies read as each of the two records (the
+    // kernel's, tpsnoop's) is built; on 6.1, fields the kernel leaves unset in the record (its
+    // text shows whatever its buffer held): fib_table_lookup's gateway without one,
+    // neigh_create's primary_key6 of an IPv4 entry.
     static const std::regex age(R"(( age=)\d+)");
-    static const std::regex unset_gw6(R"((gw [0-9.]+/)[0-9a-f:.]+)");
+    static const std::regex timeout(R"((\[timeout=)-?\d+)");
+    static const std::regex unset_gw(R"((gw )[0-9.]+/[0-9a-f:.]+)");
     static const std::regex unset_key6(R"((family 2 .* primary_key6 )[0-9a-f:.]+)");
     // Hashed pointers; (____ptrval____) before the kernel has the randomness to hash them.
     static const std::regex pointer(R"(\b[0-9a-f]{16}\b|\(____ptrval____\))");
@@ -199,7 +202,9 @@ std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::s
         }
         std::string text = std::regex_replace(line.substr(at + 2), age, "$1AGE");
         if (text.starts_with("fib_table_lookup:"))
-            text = std::regex_replace(text, unset_gw6, "$1UNSET");
+            text = std::regex_replace(text, unset_gw, "$1UNSET");
+        if (text.starts_with("timer_start:"))
+            text = std::regex_replace(text, timeout, "$1TIMEOUT");
         if (text.starts_with("neigh_create:"))
             text = std::regex_replace(text, unset_key6, "$1UNSET");
         text = std::regex_replace(text, pointer, "POINTER");
