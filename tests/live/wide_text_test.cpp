@@ -3,12 +3,16 @@
 // fires (files, mmap, locks, signals, timers, fork, pipes, TCP and UDP over IPv4 and IPv6 on
 // loopback, direct reads of a loop device) is traced by tpsnoop and by a private trace instance,
 // both for the workload's comm only, and each event kind's lines must be the same multiset of
-// text. Left aside, as README.md lists them: %p pointers (any 16 hex digits), which the kernel
-// hashes (its trace option hash-ptr stays on: on 6.1, with it off, the kernel printed every %s
-// of the trace empty), and what the kernel computes when its trace is read rather than at the
-// event (writeback's age=). Lines tpsnoop lacks count as no difference up to the runs the kernel
-// says it skipped (recursion_misses): an event in an interrupt that came while tpsnoop's program
-// ran. On the host only: 6.1 still differs in kinds not yet compared class by class.
+// text. Left aside, as README.md lists them: %p pointers, which the kernel hashes (its trace option
+// hash-ptr stays on: on 6.1, with it off, the kernel printed every %s of the trace empty), and
+// what the kernel computes when its trace is read rather than at the event (writeback's age=), or
+// reads from a clock as each record is built (timer_start's timeout=), or prints from bytes it
+// left unset (6.1's fib_table_lookup gateway, neigh_create primary_key6).
+// An event in an interrupt may be missing from tpsnoop's lines: the kernel skips a BPF program
+// when another runs on the CPU, as tpsnoop's does when the interrupt comes (DESIGN.md; 6.1
+// does not count such skips). So every line tpsnoop prints must be one the kernel printed, and
+// every line the kernel printed outside interrupts one tpsnoop printed. A suite ending in Exact:
+// it runs in the kernel VMs too.
 #include "live.hpp"
 #include "loop_device.hpp"
 #include "tool_run.hpp"
@@ -169,17 +173,40 @@ void run_workload(const std::string& disk, const std::string& dir)
 
 // Each line's text after "TIME: ", by event kind ("sched_switch", "sys_exit"), with what is left
 // aside masked the same way on both sides.
-std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::string>& lines)
+// IN_TASK: only the kernel's lines of events outside interrupts (its flags column, "d.h2.", says
+// h, s, H, z or Z for an interrupt; tpsnoop's lines have no such column).
+std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::string>& lines,
+                                                        bool in_task = false)
 {
+    // What README.md lists as not the kernel's own: writeback's age=, computed when the kernel's
+    // trace is read; timer_start's timeout=, from jiffies read as each of the two records (the
+    // kernel's, tpsnoop's) is built; on 6.1, fields the kernel leaves unset in the record (its
+    // text shows whatever its buffer held): fib_table_lookup's gateway without one,
+    // neigh_create's primary_key6 of an IPv4 entry.
     static const std::regex age(R"(( age=)\d+)");
-    static const std::regex pointer(R"(\b[0-9a-f]{16}\b)");
+    static const std::regex timeout(R"((\[timeout=)-?\d+)");
+    static const std::regex unset_gw(R"((gw )[0-9.]+/[0-9a-f:.]+)");
+    static const std::regex unset_key6(R"((family 2 .* primary_key6 )[0-9a-f:.]+)");
+    // Hashed pointers; (____ptrval____) before the kernel has the randomness to hash them.
+    static const std::regex pointer(R"(\b[0-9a-f]{16}\b|\(____ptrval____\))");
     std::map<std::string, std::vector<std::string>> out;
     for (const std::string& line : lines) {
         std::size_t cpu_end = line.find("] ");
         std::size_t at = cpu_end == std::string::npos ? cpu_end : line.find(": ", cpu_end);
         if (at == std::string::npos)
             continue;
+        if (in_task) {
+            std::size_t flags = cpu_end + 2;
+            if (flags + 2 < line.size() && std::strchr("hsHzZ", line[flags + 2]))
+                continue;
+        }
         std::string text = std::regex_replace(line.substr(at + 2), age, "$1AGE");
+        if (text.starts_with("fib_table_lookup:"))
+            text = std::regex_replace(text, unset_gw, "$1UNSET");
+        if (text.starts_with("timer_start:"))
+            text = std::regex_replace(text, timeout, "$1TIMEOUT");
+        if (text.starts_with("neigh_create:"))
+            text = std::regex_replace(text, unset_key6, "$1UNSET");
         text = std::regex_replace(text, pointer, "POINTER");
         std::string kind = text.substr(0, text.find(':'));
         out[kind].push_back(std::move(text));
@@ -189,34 +216,17 @@ std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::s
     return out;
 }
 
-// Runs of tpsnoop's programs the kernel skipped because another BPF program ran on the CPU (an
-// event in an interrupt that came while tpsnoop's program ran for another): recursion_misses of
-// each program the tool holds.
-std::uint64_t skipped_runs(pid_t tool)
+// A - B of two sorted multisets.
+std::vector<std::string> minus(const std::vector<std::string>& a, const std::vector<std::string>& b)
 {
-    std::uint64_t misses = 0;
-    std::string fds = "/proc/" + std::to_string(tool) + "/fd";
-    for (const auto& entry : std::filesystem::directory_iterator(fds)) {
-        std::error_code ec;
-        if (std::filesystem::read_symlink(entry.path(), ec).string() != "anon_inode:bpf-prog")
-            continue;
-        std::ifstream info("/proc/" + std::to_string(tool) + "/fdinfo/" + entry.path().filename().string());
-        for (std::string line; std::getline(info, line);)
-            if (line.starts_with("recursion_misses:"))
-                misses += std::stoull(line.substr(17));
-    }
-    return misses;
-}
-
-// Whether SUB is a sub-multiset of ALL (both sorted).
-bool within(const std::vector<std::string>& sub, const std::vector<std::string>& all)
-{
-    return std::includes(all.begin(), all.end(), sub.begin(), sub.end());
+    std::vector<std::string> out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
 }
 
 } // namespace
 
-TEST(WideTextLive, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
+TEST(WideTextExact, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::LoopDevice disk;
@@ -245,41 +255,36 @@ TEST(WideTextLive, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
         kernel_lines = instance.take_lines();
     }
     std::this_thread::sleep_for(tpkit::live::patient(300ms)); // tpsnoop's last events reach its output
-    std::uint64_t skipped = skipped_runs(tool.pid());
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::filesystem::remove_all(dir);
 
     auto kernel = by_kind(kernel_lines);
     auto ours = by_kind(tool.lines());
     ASSERT_GT(kernel.size(), 40u) << "the workload fired too few kinds of events";
-    std::size_t identical = 0, missed = 0;
+    auto kernel_in_task = by_kind(kernel_lines, true);
+    std::size_t identical = 0, interrupted = 0;
     for (const auto& [kind, texts] : kernel) {
         const auto& mine = ours[kind];
         if (mine == texts) {
             identical++;
             continue;
         }
-        // Lines tpsnoop did not get, no more than the kernel says it skipped, are no difference
-        // of text.
-        if (within(mine, texts) && missed + (texts.size() - mine.size()) <= skipped) {
-            missed += texts.size() - mine.size();
-            identical++;
+        auto only_ours = minus(mine, texts);
+        auto only_kernel = minus(kernel_in_task[kind], mine);
+        if (only_ours.empty() && only_kernel.empty()) {
+            interrupted++; // lines in interrupts missing, every line tpsnoop printed the kernel's
             continue;
         }
-        std::vector<std::string> only_kernel, only_ours;
-        std::set_difference(texts.begin(), texts.end(), mine.begin(), mine.end(),
-                            std::back_inserter(only_kernel));
-        std::set_difference(mine.begin(), mine.end(), texts.begin(), texts.end(),
-                            std::back_inserter(only_ours));
+        if (only_kernel.empty())
+            only_kernel = minus(texts, mine); // the kernel's in interrupts, for a readable failure
         ADD_FAILURE() << kind << ": " << texts.size() << " lines by the kernel, " << mine.size()
-                      << " by tpsnoop\n  kernel: "
-                      << (only_kernel.empty() ? "" : only_kernel.front()) << "\n  tpsnoop: "
-                      << (only_ours.empty() ? "" : only_ours.front());
+                      << " by tpsnoop\n  kernel: " << (only_kernel.empty() ? "" : only_kernel.front())
+                      << "\n  tpsnoop: " << (only_ours.empty() ? "" : only_ours.front());
     }
     for (const auto& [kind, texts] : ours)
         if (!kernel.count(kind))
             ADD_FAILURE() << kind << ": " << texts.size() << " lines by tpsnoop, none by the kernel: "
                           << texts.front();
-    std::printf("%zu of %zu event kinds identical (%zu lines of %zu runs the kernel skipped)\n",
-                identical, kernel.size(), missed, static_cast<std::size_t>(skipped));
+    std::printf("%zu of %zu event kinds identical, %zu more with lines in interrupts missing\n",
+                identical, kernel.size(), interrupted);
 }
