@@ -30,8 +30,30 @@ echo "TPK-INFO sched_process_fork $(grep -o 'field:[^;]*parent_comm[^;]*;[^;]*;[
 echo "TPK-INFO loop devices: $(ls /sys/class/block | grep -c '^loop') block events: $(ls /sys/kernel/tracing/events/block | tr '\n' ' ')"
 
 cd /tmp
-TPKIT_BIN_DIR=/tpkit/bin TPKIT_REQUIRE_BPF=1 TPKIT_TEST_SLOWDOWN=$(cat /tpkit/slowdown) \
-	/tpkit/bin/tpkit_live_tests --gtest_filter="$(cat /tpkit/filter)" --gtest_color=no
-echo "TPK-DONE $?"
+# A run that prints nothing for 5 minutes is stuck somewhere: where each process waits (its
+# kernel stack) goes to the console, once, so that a hang can be read from the log.
+watch_progress() {
+	last=-1 quiet=0
+	while sleep 30; do
+		size=$(wc -c < /tmp/tests.out)
+		if [ "$size" != "$last" ]; then last=$size quiet=0; continue; fi
+		quiet=$((quiet + 30))
+		[ $quiet -eq 300 ] || continue
+		echo "TPK-INFO no test output for $quiet s; each process and where it waits:"
+		for p in /proc/[0-9]*; do
+			[ -s "$p/cmdline" ] || continue
+			echo "TPK-INFO ${p#/proc/} $(tr '\0' ' ' < "$p/cmdline") state=$(sed -n 's/^State:\t//p' "$p/status")"
+			sed 's/^/TPK-INFO   /' "$p/stack" 2>/dev/null
+		done
+	done
+}
+: > /tmp/tests.out
+watch_progress &
+{
+	TPKIT_BIN_DIR=/tpkit/bin TPKIT_REQUIRE_BPF=1 TPKIT_TEST_SLOWDOWN=$(cat /tpkit/slowdown) \
+		/tpkit/bin/tpkit_live_tests --gtest_filter="$(cat /tpkit/filter)" --gtest_color=no
+	echo "TPK-DONE $?"
+} 2>&1 | tee /tmp/tests.out
+kill %1 2>/dev/null
 sync
 poweroff -f

@@ -211,9 +211,18 @@ int ToolRun::stop(int sig)
 {
     if (!try_reap(false))
         kill(pid_, sig);
-    // Reading on while it finishes: its last output may be more than a pipe holds.
-    while (!try_reap(false))
+    // Reading on while it finishes: its last output may be more than a pipe holds. A tool that
+    // does not end on its signal is a failure of the test, not a hang of the whole suite.
+    const auto deadline = std::chrono::steady_clock::now() + patient(std::chrono::seconds(20));
+    while (!try_reap(false)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "pid " << pid_ << " did not exit within 20 s of signal " << sig << ": killed";
+            kill(pid_, SIGKILL);
+            try_reap(true);
+            break;
+        }
         read_some(std::chrono::milliseconds(20));
+    }
     drain();
     return *status_;
 }

@@ -41,7 +41,8 @@ public:
                        std::chrono::milliseconds timeout);
 
     // Sends sig (if still running), reads everything to EOF, and returns the exit status
-    // (exit code, or 128 + signal).
+    // (exit code, or 128 + signal). A tool still running a patient 20 s later fails the test
+    // and is killed (status 137).
     int stop(int sig);
     // Waits for the tool to exit on its own (bounded by timeout, then SIGKILL) and returns the
     // exit status as stop() does.
