@@ -16,7 +16,9 @@
 # Environment: TPKIT_KERNEL_CACHE (default /var/cache/tpkit-kernels, else ~/.cache/tpkit-kernels
 # when that is not writable) keeps the .deb so later runs need no network; TPKIT_VM_TIMEOUT
 # (seconds, default 1200) bounds the VM; TPKIT_VM_TESTS (default '*Exact.*') is the googletest
-# filter; TPKIT_VM_SLOWDOWN (default 10) multiplies the tests' waits, as emulated CPUs are slow.
+# filter; TPKIT_VM_SLOWDOWN (default 10) multiplies the tests' waits, as emulated CPUs are slow;
+# TPKIT_VM_REPEAT (default 1) runs the tests that many times (googletest's --gtest_repeat), to
+# chase a failure that comes once in N runs.
 # Exit 0: every test passed (or skipped saying why); 77: skipped (no qemu, no kernel to be had)
 # unless TPKIT_REQUIRE_BPF=1, which turns a skip into a failure; else 1.
 set -euo pipefail
@@ -106,6 +108,7 @@ done
 [ -s "$loop_ko" ] && cp "$loop_ko" "$root/tpkit/loop.ko"
 printf '%s' "$filter" >"$root/tpkit/filter"
 echo "${TPKIT_VM_SLOWDOWN:-10}" >"$root/tpkit/slowdown"
+echo "${TPKIT_VM_REPEAT:-1}" >"$root/tpkit/repeat"
 install -m 755 "$here/vm-init.sh" "$root/init"
 # Every shared library the binaries load, at the path ldd resolved, and the dynamic loader.
 for f in /bin/busybox "$tests" "$@"; do

@@ -51,7 +51,8 @@ watch_progress() {
 watch_progress &
 {
 	TPKIT_BIN_DIR=/tpkit/bin TPKIT_REQUIRE_BPF=1 TPKIT_TEST_SLOWDOWN=$(cat /tpkit/slowdown) \
-		/tpkit/bin/tpkit_live_tests --gtest_filter="$(cat /tpkit/filter)" --gtest_color=no
+		/tpkit/bin/tpkit_live_tests --gtest_filter="$(cat /tpkit/filter)" --gtest_color=no \
+		--gtest_repeat="$(cat /tpkit/repeat)"
 	echo "TPK-DONE $?"
 } 2>&1 | tee /tmp/tests.out
 kill %1 2>/dev/null

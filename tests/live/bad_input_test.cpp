@@ -277,8 +277,7 @@ void run_case(const Case& c)
     if (c.exit_code != 0) {
         EXPECT_TRUE(run.lines().empty()) << "stdout: " << run.lines().front();
     }
-    for (const auto& p : tpkit::live::programs_left_behind(before, 3s))
-        ADD_FAILURE() << "left loaded: program " << p.id << " " << p.name;
+    tpkit::live::expect_none_left_behind(before);
 }
 
 } // namespace

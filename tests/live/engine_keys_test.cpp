@@ -30,7 +30,7 @@ using tpkit::live::ToolRun;
 
 // The system calls are made here, not in libc: libc's wrappers keep no frame pointer, so the
 // function calling them would be missing from the stack.
-extern "C" __attribute__((noinline)) int tpk_stack_inner(int calls)
+extern "C" TPKIT_NAMED_FRAME int tpk_stack_inner(int calls)
 {
     // A frame of its own even as a leaf: the walk finds its caller through it.
     asm volatile("" ::"r"(__builtin_frame_address(0)));
@@ -46,14 +46,14 @@ extern "C" __attribute__((noinline)) int tpk_stack_inner(int calls)
 }
 
 // Each returns after its call (no tail call), so that its frame is on the stack.
-extern "C" __attribute__((noinline)) int tpk_stack_middle(int calls)
+extern "C" TPKIT_NAMED_FRAME int tpk_stack_middle(int calls)
 {
     int ret = tpk_stack_inner(calls);
     asm volatile("" ::: "memory");
     return ret;
 }
 
-extern "C" __attribute__((noinline)) int tpk_stack_outer(int calls)
+extern "C" TPKIT_NAMED_FRAME int tpk_stack_outer(int calls)
 {
     int ret = tpk_stack_middle(calls);
     asm volatile("" ::: "memory");
@@ -61,7 +61,7 @@ extern "C" __attribute__((noinline)) int tpk_stack_outer(int calls)
 }
 
 // A marker from another function: its events fall under another stack.
-extern "C" __attribute__((noinline)) int tpk_stack_marker()
+extern "C" TPKIT_NAMED_FRAME int tpk_stack_marker()
 {
     int ret = tpk_stack_inner(1);
     asm volatile("" ::: "memory");

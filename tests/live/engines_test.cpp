@@ -483,8 +483,6 @@ TEST(EngineToolErrors, ExitCodesAndOneLine)
 TEST(EngineToolCleanup, NothingStaysLoaded)
 {
     TPKIT_REQUIRE_LIVE();
-    const std::vector<std::string> engine_programs{"hist_event",   "count_event",   "snoop_event",
-                                                   "hist_syscall", "count_syscall", "snoop_syscall"};
     const std::vector<std::pair<std::vector<std::string>, int>> runs = {
         {{"tphist", "syscalls:sys_enter_read", "count", "--by", "comm"}, SIGINT},
         {{"tpcount", "syscalls:sys_enter_rea*", "sched:sched_process_fork"}, SIGTERM},
@@ -494,16 +492,16 @@ TEST(EngineToolCleanup, NothingStaysLoaded)
     for (const auto& [args, sig] : runs) {
         std::vector<std::string> argv = args;
         argv[0] = tpkit::live::tool_path(argv[0]);
+        const auto before = tpkit::live::loaded_program_ids();
         ToolRun tool(argv);
         if (sig) {
-            // Running means loaded: wait until its programs show, then stop it.
-            for (int i = 0; i < 100 && tpkit::live::count_loaded(engine_programs) == 0; i++)
+            // Running means loaded: wait until it holds its programs, then stop it.
+            for (int i = 0; i < 100 && tpkit::live::programs_held_by(tool.pid()).empty(); i++)
                 std::this_thread::sleep_for(20ms);
             tool.stop(sig);
         } else {
             tool.wait(20s);
         }
-        EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 3s))
-            << args[0] << " left programs loaded";
+        tpkit::live::expect_none_left_behind(before, args[0]);
     }
 }

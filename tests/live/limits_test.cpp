@@ -78,9 +78,6 @@ std::uint64_t stderr_figure(const std::string& err, const std::string& what)
     return 0;
 }
 
-const std::vector<std::string> engine_programs{"snoop_event", "count_event", "hist_event",
-                                                "snoop_syscall", "count_syscall", "hist_syscall"};
-
 } // namespace
 
 TEST(MapMemory, RefusedBeforeAnyMapIsCreated)
@@ -89,6 +86,7 @@ TEST(MapMemory, RefusedBeforeAnyMapIsCreated)
     // 1024 keys of log-linear histograms take ~16 MB on 2 CPUs: past a 1 MiB limit. Should the
     // check ever fail, this asks the kernel for 16 MB, not the 16 GB the same options with
     // --max-keys 1048576 would.
+    const auto before = tpkit::live::loaded_program_ids();
     ToolRun hist({tpkit::live::tool_path("tphist"), "syscalls:sys_enter_read", "count", "--by", "pid",
                   "--loglinear", "4", "--max-map-memory", "1", "-d", "1"});
     EXPECT_EQ(hist.wait(20s), 2);
@@ -104,7 +102,7 @@ TEST(MapMemory, RefusedBeforeAnyMapIsCreated)
     EXPECT_EQ(count.wait(20s), 2);
     EXPECT_NE(count.stderr_text().find("GiB of kernel memory"), std::string::npos)
         << count.stderr_text();
-    EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
+    tpkit::live::expect_none_left_behind(before);
 }
 
 namespace {
@@ -119,6 +117,7 @@ void expect_blocked_stdout_accounts_for_every_event(const std::vector<std::strin
     std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_getppid",
                                   "-p", std::to_string(caller.pid())};
     argv.insert(argv.end(), options.begin(), options.end());
+    const auto before = tpkit::live::loaded_program_ids();
     ToolRun tool(argv);
     tool.shrink_stdout_pipe();
     ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
@@ -132,7 +131,7 @@ void expect_blocked_stdout_accounts_for_every_event(const std::vector<std::strin
     const std::uint64_t unwritten = stderr_figure(tool.stderr_text(), "lines of output not written");
     EXPECT_GT(unwritten + lost, 0u) << tool.stderr_text();
     EXPECT_EQ(written + lost + unwritten, calls) << tool.stderr_text();
-    EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
+    tpkit::live::expect_none_left_behind(before);
 }
 
 } // namespace
@@ -154,6 +153,7 @@ TEST(BlockedStdout, SignalStopsIntervalOutput)
 {
     TPKIT_REQUIRE_LIVE();
     // 100 intervals a second: one page of pipe is full within a second.
+    const auto before = tpkit::live::loaded_program_ids();
     ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_switch", "--by", "cpu", "0.01"});
     tool.shrink_stdout_pipe();
     ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
@@ -162,7 +162,7 @@ TEST(BlockedStdout, SignalStopsIntervalOutput)
     ASSERT_EQ(tool.wait_without_reading_stdout(10s), 0) << tool.stderr_text();
     EXPECT_GT(stderr_figure(tool.stderr_text(), "lines of output not written"), 0u)
         << tool.stderr_text();
-    EXPECT_TRUE(tpkit::live::wait_until_unloaded(engine_programs, 5s));
+    tpkit::live::expect_none_left_behind(before);
 }
 
 namespace {

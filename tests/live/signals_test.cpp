@@ -81,8 +81,7 @@ TEST(Signals, StopSignalsAtRandomPointsOfStartAndShutdownLeaveNothingLoaded)
         EXPECT_TRUE(o.status == 0 || o.status == 128 + sig) << "exit status " << o.status << ": "
                                                             << o.stderr_text;
         by_signal += o.status == 128 + sig;
-        for (const auto& p : tpkit::live::programs_left_behind(before, 3s))
-            ADD_FAILURE() << "left loaded: program " << p.id << " " << p.name;
+        tpkit::live::expect_none_left_behind(before);
         runs++;
     }
     EXPECT_EQ(runs, 90); // and 20 SIGKILLs below: 110 runs
@@ -105,7 +104,6 @@ TEST(Signals, SigkillAnywhereLeavesNothingOnceTheProcessIsGone)
         const auto before = tpkit::live::loaded_program_ids();
         Outcome o = run_and_signal(c.args, SIGKILL, delay);
         EXPECT_EQ(o.status, 128 + SIGKILL) << o.stderr_text;
-        for (const auto& p : tpkit::live::programs_left_behind(before, 3s))
-            ADD_FAILURE() << "left loaded: program " << p.id << " " << p.name;
+        tpkit::live::expect_none_left_behind(before);
     }
 }

@@ -127,8 +127,9 @@ TEST(SkippedRunsExact, AnAggregatingToolReportsWhatTheKernelSkipped)
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     for (const std::string& line : tool->lines()) {
         auto e = tpkit::live::parse_flat_json(line);
-        if (e["type"] == "count")
+        if (e["type"] == "count") {
             EXPECT_EQ(e["count"], "0") << line;
+        }
     }
     expect_skips_reported(*tool, runs, reported_skipped(*tool));
 }

@@ -413,44 +413,6 @@ std::map<std::string, std::uint64_t> histogram_totals(const std::vector<std::str
     return totals;
 }
 
-std::vector<std::string> loaded_bpf_programs()
-{
-    std::vector<std::string> names;
-    FILE* p = popen("bpftool prog list 2>/dev/null", "r");
-    if (!p)
-        return names;
-    char line[1024];
-    while (std::fgets(line, sizeof(line), p)) {
-        const char* name = std::strstr(line, " name ");
-        if (!name)
-            continue;
-        name += 6;
-        const char* end = std::strpbrk(name, " \n");
-        names.emplace_back(name, end ? end : name + std::strlen(name));
-    }
-    pclose(p);
-    return names;
-}
-
-std::size_t count_loaded(const std::vector<std::string>& names)
-{
-    auto loaded = loaded_bpf_programs();
-    return std::count_if(loaded.begin(), loaded.end(), [&](const std::string& name) {
-        return std::find(names.begin(), names.end(), name) != names.end();
-    });
-}
-
-bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::milliseconds timeout)
-{
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (count_loaded(names) != 0) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-}
-
 namespace {
 
 // Program ID as loaded now, with its name; nothing when no such program is loaded.
@@ -500,35 +462,52 @@ std::set<std::uint32_t> loaded_program_ids()
     return ids;
 }
 
+namespace {
+
+// Of `ids`, those no process holds open now.
+std::set<std::uint32_t> unheld(std::set<std::uint32_t> ids)
+{
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string pid = entry.path().filename().string();
+        if (ids.empty())
+            break;
+        if (pid.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        for (const HeldProgram& held : programs_held_by(std::stoi(pid)))
+            ids.erase(held.id);
+    }
+    return ids;
+}
+
+} // namespace
+
 std::vector<HeldProgram> programs_left_behind(const std::set<std::uint32_t>& before,
                                               std::chrono::milliseconds timeout)
 {
     auto deadline = std::chrono::steady_clock::now() + patient(timeout);
-    std::set<std::uint32_t> added;
+    std::set<std::uint32_t> left;
     for (;;) {
-        added.clear();
+        std::set<std::uint32_t> added;
         for (std::uint32_t id : loaded_program_ids())
             if (!before.count(id))
                 added.insert(id);
-        if (added.empty() || std::chrono::steady_clock::now() > deadline)
+        left = unheld(std::move(added));
+        if (left.empty() || std::chrono::steady_clock::now() > deadline)
             break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    if (added.empty())
-        return {};
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-        const std::string pid = entry.path().filename().string();
-        if (pid.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        for (const HeldProgram& held : programs_held_by(std::stoi(pid)))
-            added.erase(held.id);
-    }
-    std::vector<HeldProgram> left;
-    for (std::uint32_t id : added)
+    std::vector<HeldProgram> programs;
+    for (std::uint32_t id : left)
         if (auto program = loaded_program(id)) // else gone meanwhile
-            left.push_back(*program);
-    return left;
+            programs.push_back(*program);
+    return programs;
+}
+
+void expect_none_left_behind(const std::set<std::uint32_t>& before, const std::string& what)
+{
+    for (const HeldProgram& p : programs_left_behind(before, std::chrono::seconds(3)))
+        ADD_FAILURE() << what << (what.empty() ? "" : ": ") << "left loaded: program " << p.id << " " << p.name;
 }
 
 bool wait_until_programs_unloaded(const std::vector<HeldProgram>& programs,

@@ -122,17 +122,6 @@ std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::
 // How many values each histogram among `lines` counted, by its "key" ("" for an unsplit one).
 std::map<std::string, std::uint64_t> histogram_totals(const std::vector<std::string>& lines);
 
-// Names of the BPF programs loaded now (bpftool prog list), for leak checks.
-std::vector<std::string> loaded_bpf_programs();
-
-// How many loaded programs have one of these names.
-std::size_t count_loaded(const std::vector<std::string>& names);
-
-// Waits until no program with one of these names is loaded; false if some still are after
-// `timeout`. The kernel frees a closed program after an RCU grace period, so "gone" may lag
-// the tool's exit a little.
-bool wait_until_unloaded(const std::vector<std::string>& names, std::chrono::milliseconds timeout);
-
 // A BPF program a process holds open (a program or link file descriptor), as the kernel names it.
 struct HeldProgram {
     std::uint32_t id = 0;
@@ -159,6 +148,10 @@ std::set<std::uint32_t> loaded_program_ids();
 // are not counted, so that this can be asked on a busy machine.
 std::vector<HeldProgram> programs_left_behind(const std::set<std::uint32_t>& before,
                                               std::chrono::milliseconds timeout);
+
+// Fails the running test for each program programs_left_behind(before, a patient 3 s) finds;
+// `what` names the run in the message.
+void expect_none_left_behind(const std::set<std::uint32_t>& before, const std::string& what = "");
 
 // Empty when `text` is exactly one JSON object (RFC 8259, optional surrounding whitespace,
 // valid UTF-8, no duplicate member names), else what is wrong (and where: the parser's message).
