@@ -41,7 +41,13 @@ std::vector<TcpEvent> sessions(const std::vector<TcpEvent>& events, int local_po
 void expect_session(const std::vector<TcpEvent>& found, pid_t pid, const std::string& comm, Inet inet,
                     std::size_t sent, std::size_t received, std::uint64_t longest_ns)
 {
-    ASSERT_EQ(found.size(), 1u);
+    std::string shown;
+    for (const TcpEvent& e : found) {
+        for (const auto& [name, value] : e)
+            shown += name + "=" + value + " ";
+        shown += "\n";
+    }
+    ASSERT_EQ(found.size(), 1u) << shown;
     const TcpEvent& e = found[0];
     EXPECT_EQ(e.at("pid"), std::to_string(pid));
     EXPECT_EQ(e.at("comm"), comm);
