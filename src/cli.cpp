@@ -153,6 +153,12 @@ void Cli::add_task_filters()
                   "also the tool's own process, which is left out by default");
 }
 
+void Cli::keep_own_process()
+{
+    options_.include_self = true;
+    app_.remove_option(app_.get_option("--include-self"));
+}
+
 void Cli::add_cpu_filter()
 {
     cpu_ = app_.add_option("--cpu", options_.cpu, "only events on this CPU");

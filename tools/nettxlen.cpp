@@ -30,6 +30,7 @@ int main(int argc, char** argv)
                    examples);
     Options options;
     cli.add_common();
+    cli.keep_own_process();
     cli.add_interval_count();
     tpkit::net_hists::add_options(cli, options.net, "packets sent");
     cli.app().add_flag("--per-rc", options.per_rc,

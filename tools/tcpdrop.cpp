@@ -156,6 +156,7 @@ int main(int argc, char** argv)
                    examples);
     Options o;
     cli.add_common();
+    cli.keep_own_process();
     cli.add_streaming();
     tpkit::add_family_options(cli.app(), o.filter, "segments");
     cli.app().add_flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");

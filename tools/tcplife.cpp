@@ -61,6 +61,7 @@ int main(int argc, char** argv)
     tpkit::InetFilter filter;
     bool wide = false;
     cli.add_common();
+    cli.keep_own_process();
     cli.add_streaming();
     tpkit::add_socket_filter_options(cli.app(), filter, "sessions");
     cli.app().add_flag("-w,--wide", wide, "wide columns (fit IPv6 addresses)");

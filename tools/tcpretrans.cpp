@@ -102,6 +102,7 @@ int main(int argc, char** argv)
     tpkit::InetFilter filter;
     bool sequence = false, count = false, failed = false;
     cli.add_common();
+    cli.keep_own_process();
     cli.add_streaming();
     tpkit::add_family_options(cli.app(), filter);
     cli.app().add_flag("-s,--sequence", sequence, "show each retransmitted segment's sequence number");

@@ -69,6 +69,7 @@ int main(int argc, char** argv)
     tpkit::InetFilter filter;
     bool wide = false;
     cli.add_common();
+    cli.keep_own_process();
     cli.add_streaming();
     tpkit::add_socket_filter_options(cli.app(), filter, "sockets");
     cli.app().add_flag("-w,--wide", wide, "wide columns (fit IPv6 addresses), with the IP version");

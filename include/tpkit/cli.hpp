@@ -71,6 +71,11 @@ public:
     void add_common();
     // -p, -t, -u, --cgroup, --comm, --cpu, --include-self: which tasks' events to show.
     void add_task_filters();
+    // After add_common(), for tools whose events the tool's own process never causes (packets,
+    // TCP state changes and retransmits): its process is not left out, and --include-self is not
+    // offered. Leaving out the current task would drop the events of the interrupts (softirqs)
+    // that come while the tool itself runs, which are the system's.
+    void keep_own_process();
     // -T, -d, --json, --clock, -v. Alone for tools whose events run in no task's context of their own
     // (a segment received in softirq), where a task filter would mislead.
     void add_run_options();

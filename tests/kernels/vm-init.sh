@@ -41,8 +41,9 @@ watch_progress() {
 		[ $quiet -eq 300 ] || continue
 		echo "TPK-INFO no test output for $quiet s; each process and where it waits:"
 		for p in /proc/[0-9]*; do
-			[ -s "$p/cmdline" ] || continue
-			echo "TPK-INFO ${p#/proc/} $(tr '\0' ' ' < "$p/cmdline") state=$(sed -n 's/^State:\t//p' "$p/status")"
+			command=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) # a kernel thread's is empty
+			[ -n "$command" ] || continue
+			echo "TPK-INFO ${p#/proc/} $command state=$(sed -n 's/^State:\t//p' "$p/status")"
 			sed 's/^/TPK-INFO   /' "$p/stack" 2>/dev/null
 		done
 	done

@@ -64,6 +64,11 @@ TEST(ToolErrors, UsageErrorsExitTwo)
     for (const std::string tool : {"softirqs", "hardirqs"})
         expect_one_line_error(tool, {{"-C", "-d"}, 2,
             tool + ": -C counts events: it cannot be used with -d or -N"});
+    // Their events come from the network stack, often in softirqs that interrupt whatever task
+    // runs, the tool's own too: none is left out, so there is nothing to include.
+    for (const std::string tool : {"tcpretrans", "tcpdrop", "tcpstates", "tcplife", "nettxlen"})
+        expect_one_line_error(tool, {{"--include-self"}, 2,
+            tool + ": The following argument was not expected: --include-self (see --help)"});
 }
 
 TEST(ToolErrors, UnknownEventAndDeviceExitFour)
