@@ -89,6 +89,11 @@ int state_change(struct bpf_raw_tracepoint_args *ctx)
 	event.rx_bytes = BPF_CORE_READ(tp, bytes_received);
 	if (event.rx_bytes && (BPF_CORE_READ(sk, __sk_common.skc_flags) & (1UL << SOCK_DONE)))
 		event.rx_bytes--;
+	/* A passive socket that closes still in SYN_RECV, having carried nothing, never was a
+	 * session: the copy that lost when two CPUs completed the same handshake at once (seen on
+	 * 6.1 over IPv6, closed by ksoftirqd), which no application accepted. */
+	if (tpkit_inet_sock_set_state_raw_oldstate(ctx) == TCP_SYN_RECV && !event.tx_bytes && !event.rx_bytes)
+		return 0;
 	tpkit_emit(ctx, &event, sizeof(event));
 	return 0;
 }
