@@ -495,9 +495,8 @@ TEST(EngineToolCleanup, NothingStaysLoaded)
         const auto before = tpkit::live::loaded_program_ids();
         ToolRun tool(argv);
         if (sig) {
-            // Running means loaded: wait until it holds its programs, then stop it.
-            for (int i = 0; i < 100 && tpkit::live::programs_held_by(tool.pid()).empty(); i++)
-                std::this_thread::sleep_for(20ms);
+            // Running means loaded: wait until it is attached, then stop it.
+            tool.wait_until_attached(1, 2s);
             tool.stop(sig);
         } else {
             tool.wait(20s);

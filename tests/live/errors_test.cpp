@@ -162,14 +162,7 @@ TEST(ToolCleanup, NothingStaysLoadedAfterSigintSigtermOrDuration)
     for (const auto& c : cases) {
         const auto before = tpkit::live::loaded_program_ids();
         ToolRun tool(c.argv);
-        // Loaded and attached: the tool holds its programs.
-        bool loaded = false;
-        for (int i = 0; i < 200 && !loaded; i++) {
-            loaded = !tpkit::live::programs_held_by(tool.pid()).empty();
-            if (!loaded)
-                std::this_thread::sleep_for(10ms);
-        }
-        EXPECT_TRUE(loaded) << c.argv.back();
+        EXPECT_TRUE(tool.wait_until_attached(1, 2s)) << c.argv.back();
         int status = c.signal ? tool.stop(c.signal) : tool.wait(10s);
         EXPECT_EQ(status, 0) << c.argv.back() << ": " << tool.stderr_text();
         tpkit::live::expect_none_left_behind(before, c.argv.back());
