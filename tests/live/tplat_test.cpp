@@ -88,13 +88,16 @@ TEST(TplatExact, NanosleepsOfOneThreadLandInTheirBucketOfEachUnit)
 TEST(TplatLive, LinearBucketsAndKeysOfTheStart)
 {
     TPKIT_REQUIRE_LIVE();
+    // Each sleep is as long as its bucket's lower bound: a sleep never ends early, and one
+    // 40 ms wide bucket leaves room for the lateness seen on loaded hosts (a 12 ms sleep once
+    // ended past 20 ms in CI, out of the 10 ms wide buckets this test had before).
     auto tool = start_tplat({"syscalls:sys_enter_nanosleep", "syscalls:sys_exit_nanosleep", "-t",
-                             own_tid(), "--unit", "ms", "--linear", "0,40,10", "--by", "tid"});
-    sleep_ns(12'000'000, 5); // [10, 19] ms
-    sleep_ns(22'000'000, 3); // [20, 29] ms
+                             own_tid(), "--unit", "ms", "--linear", "0,160,40", "--by", "tid"});
+    sleep_ns(40'000'000, 5); // [40, 79] ms
+    sleep_ns(80'000'000, 3); // [80, 119] ms
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), own_tid()),
-              (std::map<std::uint64_t, std::uint64_t>{{10, 5}, {20, 3}}));
+              (std::map<std::uint64_t, std::uint64_t>{{40, 5}, {80, 3}}));
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
               (std::map<std::string, std::uint64_t>{{own_tid(), 8}}));
 }
