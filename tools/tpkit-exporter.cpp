@@ -86,6 +86,7 @@ int main(int argc, char** argv)
     app.add_flag("--config.check", check_only,
                  "check the configuration against this kernel and exit");
     app.add_option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
+    cli.add_map_memory(); // max_series sizes the maps
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     const int hup = tpkit::reload_signal_fd(); // before run_tool() takes the stop signals

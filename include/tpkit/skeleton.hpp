@@ -58,11 +58,12 @@ public:
         return Skeleton(raw, std::move(what), std::move(core_btf));
     }
 
-    // Refuses maps larger than the memory limit (charge_map_memory) before creating any.
+    // Refuses maps larger than the memory limit (charge_map_memory) before creating any; their
+    // memory is given back to the limit when the skeleton is destroyed.
     void load()
     {
         require_tracefs_for(skel_->obj);
-        charge_map_memory(skel_->obj, what_);
+        map_memory_ = charge_map_memory(skel_->obj, what_);
         raise_fd_limit_once(skel_->obj, what_);
         if (int err = Skel::load(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
@@ -93,6 +94,7 @@ private:
         Skel::destroy(skel);
     }
 
+    MapMemoryCharge map_memory_; // given back once skel_, declared after it, has freed the maps
     std::unique_ptr<Skel, void (*)(Skel*)> skel_;
     std::string what_;
     CoreBtf core_btf_; // until load

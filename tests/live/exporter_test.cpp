@@ -95,11 +95,13 @@ std::optional<double> sample(const std::string& body, const std::string& series)
 // The exporter on a free loopback port, serving once its metrics are attached.
 class RunningExporter {
 public:
-    explicit RunningExporter(const std::string& config) : port_(free_port())
+    explicit RunningExporter(const std::string& config, const std::vector<std::string>& options = {})
+        : port_(free_port())
     {
-        run_ = std::make_unique<ToolRun>(std::vector<std::string>{
-            tpkit::live::tool_path("tpkit-exporter"), "--config", config,
-            "--web.listen-address", "127.0.0.1:" + std::to_string(port_)});
+        std::vector<std::string> argv{tpkit::live::tool_path("tpkit-exporter"), "--config", config,
+                                      "--web.listen-address", "127.0.0.1:" + std::to_string(port_)};
+        argv.insert(argv.end(), options.begin(), options.end());
+        run_ = std::make_unique<ToolRun>(argv);
         const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
         while (std::chrono::steady_clock::now() < deadline && get(port_, "/metrics").status != 200)
             std::this_thread::sleep_for(100ms);
@@ -130,6 +132,20 @@ public:
             std::this_thread::sleep_for(50ms);
         }
         return std::nullopt;
+    }
+
+    // Waits until the sample `series` is `expected`; the last value seen.
+    std::optional<double> wait_for(const std::string& series, double expected)
+    {
+        std::optional<double> seen;
+        const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(10s);
+        while (std::chrono::steady_clock::now() < deadline) {
+            seen = sample(metrics(), series);
+            if (seen == expected)
+                break;
+            std::this_thread::sleep_for(50ms);
+        }
+        return seen;
     }
 
 private:
@@ -567,4 +583,56 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
     // A raw tracepoint program that nothing else nests on: the kernel skipped none of its runs.
     EXPECT_EQ(sample(body, "tpkit_exporter_skipped_runs_total{metric=\"getppid_by_thread\"}"), 0.0) << body;
     EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+}
+
+// A reload gives back the map memory of the metrics it replaced (counted against
+// --max-map-memory), and a failed one only what it loaded itself: alternating two
+// configurations, each over a third of the limit, reloads on far past where the limit would
+// stop them if nothing were given back.
+TEST(ExporterLive, ReloadsGiveBackTheMapMemoryOfWhatTheyReplace)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    // max_series sizes the maps of a metric keyed by pid.
+    auto metric = [](const std::string& name) {
+        return "  - name: " + name + "\n    count: sched:sched_switch\n    by: pid\n    max_series: 1000\n";
+    };
+    const std::string config = dir.file("exporter.yaml", "metrics:\n" + metric("switches_a"));
+    constexpr double limit = 1 << 20; // --max-map-memory 1 (MiB)
+    RunningExporter exporter(config, {"--max-map-memory", "1"});
+    const std::string map_memory = "tpkit_exporter_map_memory_bytes";
+    const auto charged = sample(exporter.metrics(), map_memory);
+    ASSERT_TRUE(charged) << exporter.run().stderr_text();
+    // A reload holds the old and the new metric at once: two fit, three do not.
+    ASSERT_LE(2 * *charged, limit);
+    ASSERT_GT(3 * *charged, limit);
+
+    for (int reload = 1; reload <= 8; reload++) {
+        const std::string name = reload % 2 ? "switches_b" : "switches_a";
+        dir.file("exporter.yaml", "metrics:\n" + metric(name));
+        if (exporter.reload() != true) {
+            exporter.run().stop(SIGTERM);
+            FAIL() << "reload " << reload << ": " << exporter.run().stderr_text();
+        }
+        EXPECT_NE(exporter.metrics().find("# TYPE tpkit_" + name + "_total counter"), std::string::npos)
+            << "reload " << reload;
+        // The replaced metric's maps are freed just after the new one serves.
+        EXPECT_EQ(exporter.wait_for(map_memory, *charged), *charged) << "reload " << reload;
+    }
+
+    // Failed reloads: one whose new metric loaded before the next one failed, one over the
+    // limit. The running metric's charge stays, the rest is given back.
+    for (const std::string& failing : {metric("switches_c") + "  - name: broken\n    count: nosuch:event\n",
+                                       metric("switches_c") + metric("switches_d")}) {
+        dir.file("exporter.yaml", "metrics:\n" + failing);
+        EXPECT_EQ(exporter.reload(), false) << failing;
+        EXPECT_EQ(sample(exporter.metrics(), map_memory), *charged) << failing;
+        EXPECT_NE(exporter.metrics().find("# TYPE tpkit_switches_a_total counter"), std::string::npos)
+            << failing;
+        dir.file("exporter.yaml", "metrics:\n" + metric("switches_a"));
+        ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
+    }
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+    EXPECT_NE(exporter.run().stderr_text().find("more than the limit of 1.0 MiB"), std::string::npos)
+        << exporter.run().stderr_text();
 }
