@@ -32,8 +32,7 @@ void drain(int fd)
 void check(const std::string& path)
 {
     auto config = tpkit::exporter::load_config(path);
-    for (const auto& metric : config.metrics)
-        tpkit::exporter::check_metric(metric);
+    tpkit::exporter::check_config(config);
     fmt::print("{}: {} metrics, valid on this kernel\n", path, config.metrics.size());
 }
 

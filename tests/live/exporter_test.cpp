@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -635,4 +636,54 @@ TEST(ExporterLive, ReloadsGiveBackTheMapMemoryOfWhatTheyReplace)
     EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
     EXPECT_NE(exporter.run().stderr_text().find("more than the limit of 1.0 MiB"), std::string::npos)
         << exporter.run().stderr_text();
+}
+
+// --config.check runs what a start runs, up to loading: what fails at start fails the check,
+// with the same exit code and message. Each of these once passed the check and failed at start.
+TEST(ExporterLive, CheckFailsAsStartFails)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    struct Case {
+        const char* what;
+        std::string metrics;
+        int exit;
+        std::vector<std::string> options;
+    };
+    const std::string no_such_cpu = std::to_string(libbpf_num_possible_cpus());
+    const std::string keyed = "    count: sched:sched_switch\n    by: pid\n    max_series: 1000\n";
+    const std::vector<Case> cases = {
+        {"a process that does not exist",
+         "  - name: a\n    tool: runqlat\n    args: [-p, '999999999']\n", 4, {}},
+        {"a disk that does not exist",
+         "  - name: a\n    tool: biolatency\n    args: [-d, sdz]\n", 4, {}},
+        {"options that exclude each other",
+         "  - name: a\n    tool: hardirqs\n    args: [-C, -d]\n", 2, {}},
+        {"an unknown errno",
+         "  - name: a\n    tool: syscount\n    args: [-e, EFOO]\n", 2, {}},
+        {"a CPU this machine does not have",
+         "  - name: a\n    count: sched:sched_switch\n    args: [--cpu, '" + no_such_cpu + "']\n", 4, {}},
+        // Each fits the limit alone (ReloadsGiveBackTheMapMemoryOfWhatTheyReplace), not all three.
+        {"maps over the limit together",
+         "  - name: a\n" + keyed + "  - name: b\n" + keyed + "  - name: c\n" + keyed, 2,
+         {"--max-map-memory", "1"}},
+    };
+    for (const Case& c : cases) {
+        const std::string file = dir.file("exporter.yaml", "metrics:\n" + c.metrics);
+        std::vector<std::string> argv{tpkit::live::tool_path("tpkit-exporter"), "--config", file};
+        argv.insert(argv.end(), c.options.begin(), c.options.end());
+        std::vector<std::string> check = argv, start = argv;
+        check.push_back("--config.check");
+        start.insert(start.end(), {"--web.listen-address", "127.0.0.1:" + std::to_string(free_port())});
+        ToolRun checked(check);
+        EXPECT_EQ(checked.wait(tpkit::live::patient(10s)), c.exit)
+            << c.what << ": " << checked.stderr_text();
+        ToolRun started(start);
+        EXPECT_EQ(started.wait(tpkit::live::patient(10s)), c.exit)
+            << c.what << ": " << started.stderr_text();
+        EXPECT_EQ(checked.stderr_text(), started.stderr_text()) << c.what;
+        const std::string err = started.stderr_text();
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << c.what << ": " << err;
+        EXPECT_EQ(err.rfind("tpkit-exporter: " + file + ": metric ", 0), 0u) << c.what << ": " << err;
+    }
 }
