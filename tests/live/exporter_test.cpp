@@ -687,3 +687,55 @@ TEST(ExporterLive, CheckFailsAsStartFails)
         EXPECT_EQ(err.rfind("tpkit-exporter: " + file + ": metric ", 0), 0u) << c.what << ": " << err;
     }
 }
+
+// yaml-cpp keeps a repeated key's every entry but finds only the first, and reads a file's
+// documents one by one: a second value or document was ignored in silence. Refused by the
+// check, at start and on reload (the running configuration stays), naming the line.
+TEST(ExporterLive, RepeatedKeysAndSecondDocumentsAreRefused)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    const std::string good = "metrics:\n  - name: switches\n    count: sched:sched_switch\n";
+    const std::string forks = "  - name: forks\n    count: sched:sched_process_fork\n";
+    struct Case {
+        const char* what;
+        std::string yaml;
+        std::string message; // after the file's name
+    };
+    const std::vector<Case> cases = {
+        {"metrics twice", good + "metrics:\n" + forks, ":4: key 'metrics': repeated (first on line 1)"},
+        {"a key twice in a metric", good + "    count: sched:sched_process_fork\n",
+         ":4: key 'count': repeated (first on line 3)"},
+        {"a second document", good + "---\nmetrics:\n" + forks,
+         ":5: a second YAML document (after '---'): the configuration is one document"},
+    };
+    for (const Case& c : cases) {
+        const std::string file = dir.file("bad.yaml", c.yaml);
+        const std::string expected = "tpkit-exporter: " + file + c.message + "\n";
+        ToolRun checked({tpkit::live::tool_path("tpkit-exporter"), "--config", file, "--config.check"});
+        EXPECT_EQ(checked.wait(tpkit::live::patient(10s)), 2) << c.what;
+        EXPECT_EQ(checked.stderr_text(), expected) << c.what;
+        ToolRun started({tpkit::live::tool_path("tpkit-exporter"), "--config", file,
+                         "--web.listen-address", "127.0.0.1:" + std::to_string(free_port())});
+        EXPECT_EQ(started.wait(tpkit::live::patient(10s)), 2) << c.what;
+        EXPECT_EQ(started.stderr_text(), expected) << c.what;
+    }
+
+    const std::string config = dir.file("exporter.yaml", good);
+    RunningExporter exporter(config);
+    for (const Case& c : cases) {
+        dir.file("exporter.yaml", c.yaml);
+        EXPECT_EQ(exporter.reload(), false) << c.what;
+        const std::string body = exporter.metrics();
+        EXPECT_TRUE(sample(body, "tpkit_switches_total")) << c.what;
+        EXPECT_FALSE(sample(body, "tpkit_forks_total")) << c.what;
+        dir.file("exporter.yaml", good);
+        ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
+    }
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+    const std::string err = exporter.run().stderr_text();
+    for (const Case& c : cases)
+        EXPECT_NE(err.find("tpkit-exporter: " + config + c.message + " (the running configuration stays)\n"),
+                  std::string::npos)
+            << c.what << ": " << err;
+}
