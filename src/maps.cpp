@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -309,7 +310,8 @@ namespace {
 constexpr std::uint64_t hash_element_header = 48;
 
 std::uint64_t limit_from_options = 0;
-std::uint64_t charged_bytes = 0;
+// Charged by the thread that loads, read by any (the exporter's scrapes).
+std::atomic<std::uint64_t> charged_bytes = 0;
 
 std::uint64_t memory_available()
 {
@@ -362,7 +364,20 @@ std::uint64_t map_memory_limit()
     return available ? std::min(default_limit, available / 2) : default_limit;
 }
 
-void charge_map_memory(bpf_object* obj, std::string_view what)
+MapMemoryCharge& MapMemoryCharge::operator=(MapMemoryCharge&& other) noexcept
+{
+    if (this != &other) {
+        charged_bytes -= bytes_;
+        bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+}
+
+MapMemoryCharge::~MapMemoryCharge() { charged_bytes -= bytes_; }
+
+std::uint64_t map_memory_charged() { return charged_bytes; }
+
+MapMemoryCharge charge_map_memory(bpf_object* obj, std::string_view what)
 {
     const std::size_t cpus = count_possible_cpus();
     std::uint64_t bytes = 0;
@@ -376,15 +391,16 @@ void charge_map_memory(bpf_object* obj, std::string_view what)
                                   static_cast<unsigned>(cpus));
     }
     const std::uint64_t limit = map_memory_limit();
-    if (charged_bytes + bytes > limit)
+    const std::uint64_t total = charged_bytes + bytes;
+    if (total > limit)
         throw Error(Exit::usage,
                     fmt::format("the maps of {} would take {} of kernel memory on {} CPUs, more "
                                 "than the limit of {}{}: ask for fewer keys (--max-keys) or raise "
                                 "--max-map-memory",
-                                what, format_bytes(charged_bytes + bytes), cpus,
-                                format_bytes(limit),
+                                what, format_bytes(total), cpus, format_bytes(limit),
                                 limit_from_options ? "" : " (1 GiB or half the available memory)"));
     charged_bytes += bytes;
+    return MapMemoryCharge(bytes);
 }
 
 std::string format_bytes(std::uint64_t bytes)

@@ -13,12 +13,14 @@
 #include <cstdio>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tpkit {
 namespace {
 
 bool libbpf_verbose = false;
+thread_local StopBeforeLoad* innermost_stop = nullptr;
 
 int print_libbpf(enum libbpf_print_level level, const char* format, va_list args)
 {
@@ -88,6 +90,20 @@ void note_attached_programs(const bpf_object* obj)
             note_traced(fmt::format("rawtracepoint:{}", target));
         }
     }
+}
+
+StopBeforeLoad::StopBeforeLoad() : outer_(std::exchange(innermost_stop, this)) {}
+
+StopBeforeLoad::~StopBeforeLoad() { innermost_stop = outer_; }
+
+bool StopBeforeLoad::active() { return innermost_stop != nullptr; }
+
+MapMemoryCharge StopBeforeLoad::stop_here(MapMemoryCharge charge)
+{
+    if (!innermost_stop)
+        return charge;
+    innermost_stop->charges_.push_back(std::move(charge));
+    throw StoppedBeforeLoad{};
 }
 
 void detach_all(std::vector<Link>& links)

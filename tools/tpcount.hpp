@@ -142,7 +142,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
 
     auto& instances = state->instances;
     auto planned = plan_instances(plans, options.classic);
-    if (planned.size() >= many_events)
+    if (planned.size() >= many_events && !StopBeforeLoad::active())
         fmt::print(stderr, "{}: attaching {} tracepoints…\n", cli.name(), planned.size());
     for (const auto& instance : planned) {
         if (!instances.empty() && stop_pending())

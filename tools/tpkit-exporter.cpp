@@ -32,8 +32,7 @@ void drain(int fd)
 void check(const std::string& path)
 {
     auto config = tpkit::exporter::load_config(path);
-    for (const auto& metric : config.metrics)
-        tpkit::exporter::check_metric(metric);
+    tpkit::exporter::check_config(config);
     fmt::print("{}: {} metrics, valid on this kernel\n", path, config.metrics.size());
 }
 
@@ -86,6 +85,7 @@ int main(int argc, char** argv)
     app.add_flag("--config.check", check_only,
                  "check the configuration against this kernel and exit");
     app.add_option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
+    cli.add_map_memory(); // max_series sizes the maps
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     const int hup = tpkit::reload_signal_fd(); // before run_tool() takes the stop signals

@@ -144,10 +144,31 @@ std::uint64_t map_memory_bytes(bpf_map_type type, std::uint32_t max_entries,
 void set_map_memory_limit(std::uint64_t bytes);
 std::uint64_t map_memory_limit();
 
+// One object's part of the process's total of map memory, given back when destroyed: a process
+// that unloads objects and loads others (the exporter's reloads) is held to what it has loaded
+// now, not to all it ever loaded.
+class MapMemoryCharge {
+public:
+    MapMemoryCharge() = default;
+    MapMemoryCharge(MapMemoryCharge&& other) noexcept : bytes_(std::exchange(other.bytes_, 0)) {}
+    MapMemoryCharge& operator=(MapMemoryCharge&& other) noexcept;
+    ~MapMemoryCharge();
+
+private:
+    friend MapMemoryCharge charge_map_memory(bpf_object* obj, std::string_view what);
+    explicit MapMemoryCharge(std::uint64_t bytes) : bytes_(bytes) {}
+
+    std::uint64_t bytes_ = 0;
+};
+
 // Before load: adds what OBJ's maps will take (maps shared from another object are counted
 // there) to the process's total, and refuses with Error(usage) naming the figures when the
-// total passes map_memory_limit(), before the kernel allocates anything.
-void charge_map_memory(bpf_object* obj, std::string_view what);
+// total passes map_memory_limit(), before the kernel allocates anything. Keep the charge as long
+// as the object is loaded.
+[[nodiscard]] MapMemoryCharge charge_map_memory(bpf_object* obj, std::string_view what);
+
+// The process's total: what the charges alive now hold.
+std::uint64_t map_memory_charged();
 
 // "16.1 MiB", "2.0 GiB": sizes in messages.
 std::string format_bytes(std::uint64_t bytes);

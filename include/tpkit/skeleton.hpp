@@ -40,6 +40,32 @@ void detach_skeleton(bpf_object_skeleton* skeleton);
 // what its CO-RE relocations read (core_btf.hpp), said under -v, with why when it is not.
 CoreBtf core_btf_for(const void* elf, std::size_t size, const std::string& what);
 
+// While one lives (on its thread), Skeleton::load() does all it does before asking the kernel
+// (tracefs, the map memory limit, open files), then throws StoppedBeforeLoad instead of
+// loading: a tool's open() run under it checks its options by the very code a real start runs,
+// and loads nothing. The memory of the maps it stopped stays charged until it ends: what is
+// checked together is held to the limit together, as when it is loaded together.
+class StopBeforeLoad {
+public:
+    StopBeforeLoad();
+    ~StopBeforeLoad();
+    StopBeforeLoad(const StopBeforeLoad&) = delete;
+    StopBeforeLoad& operator=(const StopBeforeLoad&) = delete;
+
+    // Whether one lives on this thread: nothing will be loaded or attached.
+    static bool active();
+    // For Skeleton::load(), its checks passed: under a StopBeforeLoad keeps the charge and
+    // throws StoppedBeforeLoad, else gives the charge back.
+    static MapMemoryCharge stop_here(MapMemoryCharge charge);
+
+private:
+    StopBeforeLoad* outer_;
+    std::vector<MapMemoryCharge> charges_;
+};
+
+// Thrown by Skeleton::load() under a StopBeforeLoad: no error, the end of a check that passed.
+struct StoppedBeforeLoad {};
+
 template <class Skel>
 class Skeleton {
 public:
@@ -58,12 +84,15 @@ public:
         return Skeleton(raw, std::move(what), std::move(core_btf));
     }
 
-    // Refuses maps larger than the memory limit (charge_map_memory) before creating any.
+    // Refuses maps larger than the memory limit (charge_map_memory) before creating any; their
+    // memory is given back to the limit when the skeleton is destroyed. Under StopBeforeLoad,
+    // stops before the kernel.
     void load()
     {
         require_tracefs_for(skel_->obj);
-        charge_map_memory(skel_->obj, what_);
+        MapMemoryCharge map_memory = charge_map_memory(skel_->obj, what_);
         raise_fd_limit_once(skel_->obj, what_);
+        map_memory_ = StopBeforeLoad::stop_here(std::move(map_memory));
         if (int err = Skel::load(skel_.get()))
             throw_libbpf_error(Exit::kernel_refused, "cannot load BPF programs of " + what_, err);
         core_btf_ = {};
@@ -93,6 +122,7 @@ private:
         Skel::destroy(skel);
     }
 
+    MapMemoryCharge map_memory_; // given back once skel_, declared after it, has freed the maps
     std::unique_ptr<Skel, void (*)(Skel*)> skel_;
     std::string what_;
     CoreBtf core_btf_; // until load

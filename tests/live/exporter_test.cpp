@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -95,11 +96,13 @@ std::optional<double> sample(const std::string& body, const std::string& series)
 // The exporter on a free loopback port, serving once its metrics are attached.
 class RunningExporter {
 public:
-    explicit RunningExporter(const std::string& config) : port_(free_port())
+    explicit RunningExporter(const std::string& config, const std::vector<std::string>& options = {})
+        : port_(free_port())
     {
-        run_ = std::make_unique<ToolRun>(std::vector<std::string>{
-            tpkit::live::tool_path("tpkit-exporter"), "--config", config,
-            "--web.listen-address", "127.0.0.1:" + std::to_string(port_)});
+        std::vector<std::string> argv{tpkit::live::tool_path("tpkit-exporter"), "--config", config,
+                                      "--web.listen-address", "127.0.0.1:" + std::to_string(port_)};
+        argv.insert(argv.end(), options.begin(), options.end());
+        run_ = std::make_unique<ToolRun>(argv);
         const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
         while (std::chrono::steady_clock::now() < deadline && get(port_, "/metrics").status != 200)
             std::this_thread::sleep_for(100ms);
@@ -108,6 +111,43 @@ public:
     int port() const { return port_; }
     ToolRun& run() { return *run_; }
     std::string metrics() { return get(port_, "/metrics").body; }
+
+    // SIGHUP, then the reload's outcome once served: true when the running configuration's
+    // load time changed, false when last_reload_successful turned from 1 to 0 (a failure right
+    // after another is not seen), nullopt when neither came in time.
+    std::optional<bool> reload()
+    {
+        const std::string loaded_at = "tpkit_exporter_config_last_reload_success_timestamp_seconds";
+        const std::string successful = "tpkit_exporter_config_last_reload_successful";
+        std::string body = metrics();
+        const auto time_before = sample(body, loaded_at);
+        const bool successful_before = sample(body, successful) == 1.0;
+        kill(run_->pid(), SIGHUP);
+        const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
+        while (std::chrono::steady_clock::now() < deadline) {
+            body = metrics();
+            if (successful_before && sample(body, successful) == 0.0)
+                return false;
+            if (auto time = sample(body, loaded_at); time && time != time_before)
+                return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return std::nullopt;
+    }
+
+    // Waits until the sample `series` is `expected`; the last value seen.
+    std::optional<double> wait_for(const std::string& series, double expected)
+    {
+        std::optional<double> seen;
+        const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(10s);
+        while (std::chrono::steady_clock::now() < deadline) {
+            seen = sample(metrics(), series);
+            if (seen == expected)
+                break;
+            std::this_thread::sleep_for(50ms);
+        }
+        return seen;
+    }
 
 private:
     int port_;
@@ -444,19 +484,12 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
 
     // Bad configurations: the running one stays, counting on. The last two once took the
     // exporter down (an empty list of events, a documentation request among a tool's args).
-    std::optional<double> ok;
     std::string body;
     double expected = 4;
     for (const char* broken : {"  - name: broken\n    count: nosuch:event\n", "  - name: broken\n    count: []\n",
                                "  - name: broken\n    tool: runqlat\n    args: [--man-page]\n"}) {
         dir.file("exporter.yaml", base + broken);
-        kill(pid, SIGHUP);
-        ok.reset();
-        for (int i = 0; i < 50 && ok != 0.0; i++) {
-            std::this_thread::sleep_for(100ms);
-            ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
-        }
-        EXPECT_EQ(ok, 0.0) << broken;
+        EXPECT_EQ(exporter.reload(), false) << broken;
         make_events(2, zero.fd, {});
         expected += 2;
         body = exporter.metrics();
@@ -464,24 +497,13 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
         EXPECT_FALSE(sample(body, "tpkit_broken_total"));
         // Back to good between the bad ones: the next bad one is seen as failing anew.
         dir.file("exporter.yaml", base);
-        kill(pid, SIGHUP);
-        for (int i = 0; i < 50 && ok != 1.0; i++) {
-            std::this_thread::sleep_for(100ms);
-            ok = sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful");
-        }
-        ASSERT_EQ(ok, 1.0) << exporter.run().stderr_text();
+        ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
     }
 
     // A good one: the new metric is loaded (with the capabilities kept for it), the unchanged
     // ones keep running without a reset.
     dir.file("exporter.yaml", base + "  - name: forks\n    count: sched:sched_process_fork\n");
-    kill(pid, SIGHUP);
-    bool forks = false;
-    for (int i = 0; i < 100 && !forks; i++) {
-        std::this_thread::sleep_for(100ms);
-        forks = sample(exporter.metrics(), "tpkit_forks_total").has_value();
-    }
-    EXPECT_EQ(sample(exporter.metrics(), "tpkit_exporter_config_last_reload_successful"), 1.0);
+    ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
     make_events(1, zero.fd, {});
     body = exporter.metrics();
     EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected + 1);
@@ -562,4 +584,158 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
     // A raw tracepoint program that nothing else nests on: the kernel skipped none of its runs.
     EXPECT_EQ(sample(body, "tpkit_exporter_skipped_runs_total{metric=\"getppid_by_thread\"}"), 0.0) << body;
     EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+}
+
+// A reload gives back the map memory of the metrics it replaced (counted against
+// --max-map-memory), and a failed one only what it loaded itself: alternating two
+// configurations, each over a third of the limit, reloads on far past where the limit would
+// stop them if nothing were given back.
+TEST(ExporterLive, ReloadsGiveBackTheMapMemoryOfWhatTheyReplace)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    // max_series sizes the maps of a metric keyed by pid.
+    auto metric = [](const std::string& name) {
+        return "  - name: " + name + "\n    count: sched:sched_switch\n    by: pid\n    max_series: 1000\n";
+    };
+    const std::string config = dir.file("exporter.yaml", "metrics:\n" + metric("switches_a"));
+    constexpr double limit = 1 << 20; // --max-map-memory 1 (MiB)
+    RunningExporter exporter(config, {"--max-map-memory", "1"});
+    const std::string map_memory = "tpkit_exporter_map_memory_bytes";
+    const auto charged = sample(exporter.metrics(), map_memory);
+    ASSERT_TRUE(charged) << exporter.run().stderr_text();
+    // A reload holds the old and the new metric at once: two fit, three do not.
+    ASSERT_LE(2 * *charged, limit);
+    ASSERT_GT(3 * *charged, limit);
+
+    for (int reload = 1; reload <= 8; reload++) {
+        const std::string name = reload % 2 ? "switches_b" : "switches_a";
+        dir.file("exporter.yaml", "metrics:\n" + metric(name));
+        if (exporter.reload() != true) {
+            exporter.run().stop(SIGTERM);
+            FAIL() << "reload " << reload << ": " << exporter.run().stderr_text();
+        }
+        EXPECT_NE(exporter.metrics().find("# TYPE tpkit_" + name + "_total counter"), std::string::npos)
+            << "reload " << reload;
+        // The replaced metric's maps are freed just after the new one serves.
+        EXPECT_EQ(exporter.wait_for(map_memory, *charged), *charged) << "reload " << reload;
+    }
+
+    // Failed reloads: one whose new metric loaded before the next one failed, one over the
+    // limit. The running metric's charge stays, the rest is given back.
+    for (const std::string& failing : {metric("switches_c") + "  - name: broken\n    count: nosuch:event\n",
+                                       metric("switches_c") + metric("switches_d")}) {
+        dir.file("exporter.yaml", "metrics:\n" + failing);
+        EXPECT_EQ(exporter.reload(), false) << failing;
+        EXPECT_EQ(sample(exporter.metrics(), map_memory), *charged) << failing;
+        EXPECT_NE(exporter.metrics().find("# TYPE tpkit_switches_a_total counter"), std::string::npos)
+            << failing;
+        dir.file("exporter.yaml", "metrics:\n" + metric("switches_a"));
+        ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
+    }
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+    EXPECT_NE(exporter.run().stderr_text().find("more than the limit of 1.0 MiB"), std::string::npos)
+        << exporter.run().stderr_text();
+}
+
+// --config.check runs what a start runs, up to loading: what fails at start fails the check,
+// with the same exit code and message. Each of these once passed the check and failed at start.
+TEST(ExporterLive, CheckFailsAsStartFails)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    struct Case {
+        const char* what;
+        std::string metrics;
+        int exit;
+        std::vector<std::string> options;
+    };
+    const std::string no_such_cpu = std::to_string(libbpf_num_possible_cpus());
+    const std::string keyed = "    count: sched:sched_switch\n    by: pid\n    max_series: 1000\n";
+    const std::vector<Case> cases = {
+        {"a process that does not exist",
+         "  - name: a\n    tool: runqlat\n    args: [-p, '999999999']\n", 4, {}},
+        {"a disk that does not exist",
+         "  - name: a\n    tool: biolatency\n    args: [-d, sdz]\n", 4, {}},
+        {"options that exclude each other",
+         "  - name: a\n    tool: hardirqs\n    args: [-C, -d]\n", 2, {}},
+        {"an unknown errno",
+         "  - name: a\n    tool: syscount\n    args: [-e, EFOO]\n", 2, {}},
+        {"a CPU this machine does not have",
+         "  - name: a\n    count: sched:sched_switch\n    args: [--cpu, '" + no_such_cpu + "']\n", 4, {}},
+        // Each fits the limit alone (ReloadsGiveBackTheMapMemoryOfWhatTheyReplace), not all three.
+        {"maps over the limit together",
+         "  - name: a\n" + keyed + "  - name: b\n" + keyed + "  - name: c\n" + keyed, 2,
+         {"--max-map-memory", "1"}},
+    };
+    for (const Case& c : cases) {
+        const std::string file = dir.file("exporter.yaml", "metrics:\n" + c.metrics);
+        std::vector<std::string> argv{tpkit::live::tool_path("tpkit-exporter"), "--config", file};
+        argv.insert(argv.end(), c.options.begin(), c.options.end());
+        std::vector<std::string> check = argv, start = argv;
+        check.push_back("--config.check");
+        start.insert(start.end(), {"--web.listen-address", "127.0.0.1:" + std::to_string(free_port())});
+        ToolRun checked(check);
+        EXPECT_EQ(checked.wait(tpkit::live::patient(10s)), c.exit)
+            << c.what << ": " << checked.stderr_text();
+        ToolRun started(start);
+        EXPECT_EQ(started.wait(tpkit::live::patient(10s)), c.exit)
+            << c.what << ": " << started.stderr_text();
+        EXPECT_EQ(checked.stderr_text(), started.stderr_text()) << c.what;
+        const std::string err = started.stderr_text();
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << c.what << ": " << err;
+        EXPECT_EQ(err.rfind("tpkit-exporter: " + file + ": metric ", 0), 0u) << c.what << ": " << err;
+    }
+}
+
+// yaml-cpp keeps a repeated key's every entry but finds only the first, and reads a file's
+// documents one by one: a second value or document was ignored in silence. Refused by the
+// check, at start and on reload (the running configuration stays), naming the line.
+TEST(ExporterLive, RepeatedKeysAndSecondDocumentsAreRefused)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    const std::string good = "metrics:\n  - name: switches\n    count: sched:sched_switch\n";
+    const std::string forks = "  - name: forks\n    count: sched:sched_process_fork\n";
+    struct Case {
+        const char* what;
+        std::string yaml;
+        std::string message; // after the file's name
+    };
+    const std::vector<Case> cases = {
+        {"metrics twice", good + "metrics:\n" + forks, ":4: key 'metrics': repeated (first on line 1)"},
+        {"a key twice in a metric", good + "    count: sched:sched_process_fork\n",
+         ":4: key 'count': repeated (first on line 3)"},
+        {"a second document", good + "---\nmetrics:\n" + forks,
+         ":5: a second YAML document (after '---'): the configuration is one document"},
+    };
+    for (const Case& c : cases) {
+        const std::string file = dir.file("bad.yaml", c.yaml);
+        const std::string expected = "tpkit-exporter: " + file + c.message + "\n";
+        ToolRun checked({tpkit::live::tool_path("tpkit-exporter"), "--config", file, "--config.check"});
+        EXPECT_EQ(checked.wait(tpkit::live::patient(10s)), 2) << c.what;
+        EXPECT_EQ(checked.stderr_text(), expected) << c.what;
+        ToolRun started({tpkit::live::tool_path("tpkit-exporter"), "--config", file,
+                         "--web.listen-address", "127.0.0.1:" + std::to_string(free_port())});
+        EXPECT_EQ(started.wait(tpkit::live::patient(10s)), 2) << c.what;
+        EXPECT_EQ(started.stderr_text(), expected) << c.what;
+    }
+
+    const std::string config = dir.file("exporter.yaml", good);
+    RunningExporter exporter(config);
+    for (const Case& c : cases) {
+        dir.file("exporter.yaml", c.yaml);
+        EXPECT_EQ(exporter.reload(), false) << c.what;
+        const std::string body = exporter.metrics();
+        EXPECT_TRUE(sample(body, "tpkit_switches_total")) << c.what;
+        EXPECT_FALSE(sample(body, "tpkit_forks_total")) << c.what;
+        dir.file("exporter.yaml", good);
+        ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
+    }
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0);
+    const std::string err = exporter.run().stderr_text();
+    for (const Case& c : cases)
+        EXPECT_NE(err.find("tpkit-exporter: " + config + c.message + " (the running configuration stays)\n"),
+                  std::string::npos)
+            << c.what << ": " << err;
 }

@@ -104,6 +104,17 @@ void read_buckets(MetricConfig& m, const YAML::Node& node)
          "key 'buckets': expected log2, {linear: [MIN, MAX, STEP]} or {loglinear: K}");
 }
 
+// yaml-cpp keeps every entry of a repeated key and finds only the first: a second value would
+// be ignored in silence. `lines`: the keys seen so far, with their lines.
+void refuse_repeated(const std::string& file, const YAML::Node& key_node, const std::string& key,
+                     std::map<std::string, int>& lines)
+{
+    auto [it, inserted] = lines.emplace(key, key_node.Mark().line + 1);
+    if (!inserted)
+        fail(file, key_node.Mark(),
+             fmt::format("key '{}': repeated (first on line {})", key, it->second));
+}
+
 MetricConfig read_metric(const std::string& file, const YAML::Node& node)
 {
     MetricConfig m;
@@ -116,7 +127,7 @@ MetricConfig read_metric(const std::string& file, const YAML::Node& node)
             fail(file, entry.first.Mark(),
                  fmt::format("key '{}': unknown (known: name, help, unit, multiplier, count, hist, "
                              "field, by, filter, buckets, tool, args, max_series)", key));
-        m.lines[key] = entry.first.Mark().line + 1;
+        refuse_repeated(file, entry.first, key, m.lines);
     }
     const int sources = node["count"].IsDefined() + node["hist"].IsDefined() + node["tool"].IsDefined();
     if (sources != 1)
@@ -194,20 +205,27 @@ std::string MetricConfig::where(const std::string& key) const
 
 Config load_config(const std::string& path)
 {
-    YAML::Node root;
+    std::vector<YAML::Node> documents;
     try {
-        root = YAML::LoadFile(path);
+        documents = YAML::LoadAllFromFile(path);
     } catch (const YAML::BadFile&) {
         throw Error(Exit::usage, fmt::format("{}: cannot read the configuration file", path));
     } catch (const YAML::ParserException& e) {
         fail(path, e.mark, e.msg);
     }
+    // A document after the first would be ignored in silence.
+    if (documents.size() > 1)
+        fail(path, documents[1].Mark(),
+             "a second YAML document (after '---'): the configuration is one document");
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
     if (!root.IsMap() || !root["metrics"])
         throw Error(Exit::usage, fmt::format("{}:1: key 'metrics': missing (a list of metrics)", path));
+    std::map<std::string, int> root_lines;
     for (const auto& entry : root) {
         const auto key = key_text(path, entry.first);
         if (key != "metrics")
             fail(path, entry.first.Mark(), fmt::format("key '{}': unknown (only metrics)", key));
+        refuse_repeated(path, entry.first, key, root_lines);
     }
     const YAML::Node& list = root["metrics"];
     if (!list.IsSequence() || list.size() == 0)

@@ -42,7 +42,8 @@ struct Config {
     std::vector<MetricConfig> metrics;
 };
 
-// Reads and checks the file's shape: known keys, one source per metric, valid and unique names.
+// Reads and checks the file's shape: one YAML document, known keys each given once, one source
+// per metric, valid and unique names.
 // Any problem → Error(usage), one line naming the file, line and key.
 Config load_config(const std::string& path);
 

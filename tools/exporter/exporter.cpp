@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "exporter.hpp"
 
+#include <tpkit/maps.hpp>
 #include <tpkit/version.hpp>
 
 #include <bpf/libbpf.h>
@@ -105,6 +106,11 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
                               "seconds");
     reload_time.series.push_back({{}, last_reload_time_});
 
+    auto map_memory = family("tpkit_exporter_map_memory_bytes",
+                             "Kernel memory the loaded metrics' maps take, as counted against "
+                             "--max-map-memory (during a reload, the old and the new ones)",
+                             MetricType::gauge, "bytes");
+    map_memory.series.push_back({{}, static_cast<double>(map_memory_charged())});
     auto scrapes = family("tpkit_exporter_scrapes", "Scrapes served, by exposition format",
                           MetricType::counter);
     scrapes.series.push_back({{{"format", "prometheus"}},
@@ -156,8 +162,8 @@ std::vector<MetricFamily> Exporter::self_metrics(double scrape_seconds) const
             run_time.series.push_back({labels, static_cast<double>(p.run_time_ns) * 1e-9});
         }
     }
-    std::vector<MetricFamily> out{build,     duration, reload_ok, reload_time,
-                                  scrapes,   uncounted, limited,   skipped, programs};
+    std::vector<MetricFamily> out{build,   duration,  reload_ok, reload_time, map_memory,
+                                  scrapes, uncounted, limited,   skipped,     programs};
     if (stats) {
         out.push_back(std::move(runs));
         out.push_back(std::move(run_time));

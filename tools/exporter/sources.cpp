@@ -135,17 +135,9 @@ std::string default_help(const MetricConfig& m, const Metric& metric)
     return metric.help.empty() ? m.tool + " " + metric.name : metric.help;
 }
 
-} // namespace
-
-std::vector<std::string> exported_tools()
-{
-    std::vector<std::string> names;
-    for (const auto& [name, maker] : tools())
-        names.push_back(name);
-    return names;
-}
-
-void check_metric(const MetricConfig& m)
+// The metric's keys against this kernel (its events, fields, filter; a tool's options parsed),
+// each error said with the file, line and key it concerns.
+void check_keys(const MetricConfig& m)
 {
     if (m.kind == SourceKind::tool) {
         auto it = tools().find(m.tool);
@@ -178,25 +170,50 @@ void check_metric(const MetricConfig& m)
     at_key(m, "filter", [&] { plan_events(live_events_root(), m.events, m.filter); });
 }
 
-Source::Source(MetricConfig config) : config_(std::move(config))
+// Checks the metric's keys, then opens its engine or tool, which checks the rest (the processes,
+// disks, CPUs its options name; the memory of its maps) as it loads and attaches.
+std::unique_ptr<Collector> open_collector(const MetricConfig& m)
 {
-    check_metric(config_);
-    const MetricConfig& m = config_;
+    check_keys(m);
     try {
         switch (m.kind) {
         case SourceKind::count:
-            collector_ = tpcount::open(*engine_cli(m), count_options(m));
-            break;
+            return tpcount::open(*engine_cli(m), count_options(m));
         case SourceKind::hist:
-            collector_ = tphist::open(*engine_cli(m), hist_options(m));
-            break;
+            return tphist::open(*engine_cli(m), hist_options(m));
         case SourceKind::tool:
-            collector_ = tools().at(m.tool)(m.tool, m.args, true);
-            break;
+            return tools().at(m.tool)(m.tool, m.args, true);
         }
     } catch (const Error& e) {
         throw Error(e.code(), fmt::format("{}: metric {}: {}", m.file, m.name, e.what()));
     }
+    return nullptr;
+}
+
+} // namespace
+
+std::vector<std::string> exported_tools()
+{
+    std::vector<std::string> names;
+    for (const auto& [name, maker] : tools())
+        names.push_back(name);
+    return names;
+}
+
+void check_config(const Config& config)
+{
+    // As at start: each metric in order, their maps' memory held to the limit together.
+    StopBeforeLoad stop;
+    for (const MetricConfig& m : config.metrics) {
+        try {
+            open_collector(m);
+        } catch (const StoppedBeforeLoad&) {
+        }
+    }
+}
+
+Source::Source(MetricConfig config) : config_(std::move(config)), collector_(open_collector(config_))
+{
 }
 
 void Source::scrape(std::vector<MetricFamily>& out)

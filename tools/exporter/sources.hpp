@@ -13,16 +13,16 @@
 
 namespace tpkit::exporter {
 
-// Checks a metric against this machine's kernel (its events, fields, filter; a tool's options)
-// without loading anything. Error(usage or unknown_target) whose message begins with where().
-void check_metric(const MetricConfig& metric);
+// Checks the configuration against this machine by the code that starts it, stopped before
+// anything is loaded (StopBeforeLoad): the first error a start would give, or none.
+void check_config(const Config& config);
 
 // The tools whose collectors the exporter serves, by name.
 std::vector<std::string> exported_tools();
 
 class Source {
 public:
-    // Checks, loads and attaches.
+    // Checks, loads and attaches: Error naming the file (and where it can, the line and key).
     explicit Source(MetricConfig config);
 
     const MetricConfig& config() const { return config_; }
