@@ -76,8 +76,7 @@ std::vector<TracepointName> list_events(const fs::path& events_root, std::string
         }
     }
     if (ec)
-        throw Error(Exit::no_privileges,
-                    fmt::format("cannot read {}: {}", events_root.string(), ec.message()));
+        throw_read_error(events_root.string(), ec);
     std::sort(events.begin(), events.end(),
               [](const auto& a, const auto& b) { return a.str() < b.str(); });
     return events;
@@ -228,9 +227,8 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
         TracepointName name = parse_tracepoint_name(pattern);
         std::error_code ec;
         bool exists = fs::exists(events_root / name.system / name.event / "format", ec);
-        if (ec == std::errc::permission_denied)
-            throw Error(Exit::no_privileges,
-                        fmt::format("cannot read {}: {}", events_root.string(), ec.message()));
+        if (ec)
+            throw_read_error(events_root.string(), ec);
         if (!exists)
             throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
         if (!attaches_bpf(name))

@@ -15,4 +15,11 @@ void throw_libbpf_error(Exit code, const std::string& what, int err)
     throw Error(code, what + ": " + std::strerror(err));
 }
 
+void throw_read_error(const std::string& path, std::error_code ec)
+{
+    const bool denied = ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted;
+    throw Error(denied ? Exit::no_privileges : Exit::failure,
+                "cannot read " + path + ": " + ec.message());
+}
+
 } // namespace tpkit

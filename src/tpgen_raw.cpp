@@ -11,9 +11,9 @@
 namespace tpkit::tpgen {
 namespace {
 
-[[noreturn]] void fail(const TracepointName& event, const std::string& why)
+[[noreturn]] void fail(const TracepointName& event, Exit code, const std::string& why)
 {
-    throw Error(Exit::failure, fmt::format("{}: {}", event.str(), why));
+    throw Error(code, fmt::format("{}: {}", event.str(), why));
 }
 
 // Parameter names: BTF names the parameters of the probe function __bpf_trace_<class>, not
@@ -67,10 +67,10 @@ std::string generate_raw_header(const Flavour& kernel, const std::vector<Tracepo
             continue;
         auto params = kernel.btf->typedef_proto_params("btf_trace_" + event.event);
         if (!params)
-            fail(event, "no raw tracepoint: BTF has no btf_trace_" + event.event +
+            fail(event, Exit::unknown_target, "no raw tracepoint: BTF has no btf_trace_" + event.event +
                             " (syscalls:* events come from the raw tracepoints sys_enter/sys_exit)");
         if (params->size() < 2)
-            fail(event, "its raw tracepoint takes no arguments");
+            fail(event, Exit::failure, "its raw tracepoint takes no arguments");
         std::vector<std::string> names = param_names(kernel, event, *params);
         // Names become members and getters' suffixes: all of them usable and distinct, or
         // arg0, arg1, ... for every one.
@@ -87,12 +87,13 @@ std::string generate_raw_header(const Flavour& kernel, const std::vector<Tracepo
             std::string name = names.empty() ? fmt::format("arg{}", i - 1) : names[i - 1];
             auto type = kernel.btf->c_type(p.type_id);
             if (!type)
-                fail(event, fmt::format("argument {} ({}) has a type with no simple C spelling",
-                                        i - 1, name));
+                fail(event, Exit::failure,
+                     fmt::format("argument {} ({}) has a type with no simple C spelling", i - 1, name));
             if (p.size > 8 || (p.kind != BtfKind::integer && p.kind != BtfKind::pointer &&
                                p.kind != BtfKind::enumeration))
-                fail(event, fmt::format("argument {} ({}) of type {} does not fit a u64 argument",
-                                        i - 1, name, *type));
+                fail(event, Exit::failure,
+                     fmt::format("argument {} ({}) of type {} does not fit a u64 argument", i - 1, name,
+                                 *type));
             std::string sep = type->back() == '*' ? "" : " ";
             members += fmt::format("\t{}{}{};\n", *type, sep, name);
             inits += fmt::format("\t\t.{} = ({})ctx->args[{}],\n", name, *type, i - 1);

@@ -40,8 +40,10 @@ void check_events_readable(const fs::path& root)
     }
     int err = errno;
     std::string message = fmt::format("cannot read {}: {}", events.string(), std::strerror(err));
+    if (err != EACCES && err != EPERM) // e.g. EMFILE: a limit, not a lack of privileges
+        throw Error(Exit::failure, message);
     struct stat st{};
-    if ((err == EACCES || err == EPERM) && stat(root.c_str(), &st) == 0) {
+    if (stat(root.c_str(), &st) == 0) {
         std::string who = (st.st_mode & 077) == 0 ? (st.st_uid == 0 ? std::string("root")
                                                                    : fmt::format("uid {}", st.st_uid))
                           : (st.st_mode & 07) == 0 ? fmt::format("uid {} and gid {}", st.st_uid, st.st_gid)
@@ -97,10 +99,11 @@ fs::path event_dir(const TracepointName& name)
 {
     fs::path dir = tracefs_root() / "events" / name.system / name.event;
     std::error_code ec;
-    if (fs::is_directory(dir, ec))
+    const fs::file_status status = fs::status(dir, ec);
+    if (fs::is_directory(status))
         return dir;
-    if (ec == std::errc::permission_denied)
-        throw Error(Exit::no_privileges, fmt::format("cannot read {}: {}", dir.string(), ec.message()));
+    if (!fs::status_known(status)) // an error other than "not found"
+        throw_read_error(dir.string(), ec);
     throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
 }
 

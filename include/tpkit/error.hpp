@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace tpkit {
 
@@ -30,6 +31,10 @@ private:
 
 // The error for a failed libbpf call: EPERM/EACCES map to no_privileges, the rest to code.
 [[noreturn]] void throw_libbpf_error(Exit code, const std::string& what, int err);
+
+// The error for a file or directory that could not be read ("cannot read PATH: reason"):
+// EPERM/EACCES map to no_privileges, the rest (a limit such as EMFILE) to failure.
+[[noreturn]] void throw_read_error(const std::string& path, std::error_code ec);
 
 // A libbpf setter's result (0, or a negative errno): Error(failure) naming `what` when it failed.
 inline void check_libbpf(int err, const char* what)

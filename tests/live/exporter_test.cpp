@@ -408,6 +408,25 @@ TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
     }
 }
 
+// What cannot be read as a file is a bad configuration (2), named, in one line.
+TEST(ExporterLive, UnreadableConfigurationIsOneLineWithItsName)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {dir.path(), "Is a directory"},
+        {"/proc/self/mem", "Input/output error"},
+        {dir.path() + "/missing.yaml", "No such file or directory"},
+        {"/dev/zero", "larger than 16 MiB"},
+    };
+    for (const auto& [file, why] : cases) {
+        ToolRun run({tpkit::live::tool_path("tpkit-exporter"), "--config", file, "--config.check"});
+        EXPECT_EQ(run.wait(tpkit::live::patient(10s)), 2) << file;
+        EXPECT_EQ(run.stderr_text(),
+                  "tpkit-exporter: " + file + ": cannot read the configuration file: " + why + "\n");
+    }
+}
+
 TEST(ExporterLive, MisbehavingClientsDoNotStopScrapes)
 {
     TPKIT_REQUIRE_LIVE();

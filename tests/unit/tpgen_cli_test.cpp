@@ -200,6 +200,12 @@ TEST(TpgenCli, RuntimeErrorsAreOneLineWithTheirExitCodes)
     EXPECT_EQ(unknown.code, 4);
     EXPECT_EQ(unknown.err, "tpgen: no event matches 'sched:no_such_event'\n");
 
+    // ftrace:function has a format file but no raw tracepoint: unknown as a raw tracepoint.
+    Result no_raw = run(with(reference_6_18(), {"--raw", "ftrace:function"}));
+    EXPECT_EQ(no_raw.code, 4);
+    EXPECT_EQ(no_raw.err, "tpgen: ftrace:function: no raw tracepoint: BTF has no btf_trace_function "
+                          "(syscalls:* events come from the raw tracepoints sys_enter/sys_exit)\n");
+
     fs::path garbage = scratch() / "garbage.tar.gz";
     std::ofstream(garbage) << "garbage\n";
     Result tar = run({"--formats", garbage.string(), "--btf", (data_dir / "btf/linux-6.18.btf.gz").string(),

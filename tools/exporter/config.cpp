@@ -7,6 +7,12 @@
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <set>
 
 namespace tpkit::exporter {
@@ -194,6 +200,37 @@ MetricConfig read_metric(const std::string& file, const YAML::Node& node)
     return m;
 }
 
+// The file's text. yaml-cpp's own reading let the error of a directory or of an unreadable file
+// (/proc/self/mem) out as libstdc++'s message, without the file's name.
+std::string read_config_text(const std::string& path)
+{
+    constexpr std::size_t max_bytes = 16 << 20; // far beyond any configuration; /dev/zero ends
+    auto cannot_read = [&](const std::string& why) {
+        return Error(Exit::usage,
+                     fmt::format("{}: cannot read the configuration file: {}", path, why));
+    };
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw cannot_read(std::strerror(errno));
+    std::string text;
+    char chunk[65536];
+    for (;;) {
+        const ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || text.size() + static_cast<std::size_t>(n) > max_bytes) {
+            const int err = errno;
+            close(fd);
+            if (n < 0)
+                throw cannot_read(std::strerror(err));
+            if (n > 0)
+                throw cannot_read(fmt::format("larger than {} MiB", max_bytes >> 20));
+            return text;
+        }
+        text.append(chunk, static_cast<std::size_t>(n));
+    }
+}
+
 } // namespace
 
 std::string MetricConfig::where(const std::string& key) const
@@ -207,9 +244,7 @@ Config load_config(const std::string& path)
 {
     std::vector<YAML::Node> documents;
     try {
-        documents = YAML::LoadAllFromFile(path);
-    } catch (const YAML::BadFile&) {
-        throw Error(Exit::usage, fmt::format("{}: cannot read the configuration file", path));
+        documents = YAML::LoadAll(read_config_text(path));
     } catch (const YAML::ParserException& e) {
         fail(path, e.mark, e.msg);
     }
