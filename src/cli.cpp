@@ -76,8 +76,10 @@ const CLI::Validator positive_number(
     [](const std::string& text) {
         char* end = nullptr;
         double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !(v > 0) || v > 1e9)
+        if (text.empty() || *end != '\0' || !(v > 0))
             return fmt::format("'{}' is not a positive number", text);
+        if (v > 1e9)
+            return fmt::format("'{}' is more than 1e9 seconds", text);
         return std::string();
     },
     "SECONDS");
@@ -253,7 +255,7 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         fmt::print("{}", version.what());
         return Exit::ok;
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}: {} (see --help)\n", name_, e.what());
+        fmt::print(stderr, "{}: {} (see --help)\n", name_, one_line(e.what()));
         return Exit::usage;
     }
     set_libbpf_verbose(options_.verbose);
@@ -309,7 +311,7 @@ int run_tool(std::string_view name, const std::function<void()>& body)
     try {
         body();
         if (auto failed = finish_output()) {
-            fmt::print(stderr, "{}: {}\n", name, failed->what());
+            fmt::print(stderr, "{}: {}\n", name, one_line(failed->what()));
             return static_cast<int>(failed->code());
         }
         return 0;
@@ -317,11 +319,11 @@ int run_tool(std::string_view name, const std::function<void()>& body)
         return 0;
     } catch (const Error& e) {
         finish_output();
-        fmt::print(stderr, "{}: {}\n", name, e.what());
+        fmt::print(stderr, "{}: {}\n", name, one_line(e.what()));
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {
         finish_output();
-        fmt::print(stderr, "{}: {}\n", name, e.what());
+        fmt::print(stderr, "{}: {}\n", name, one_line(e.what()));
         return static_cast<int>(Exit::failure);
     }
 }

@@ -227,7 +227,7 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
         TracepointName name = parse_tracepoint_name(pattern);
         std::error_code ec;
         bool exists = fs::exists(events_root / name.system / name.event / "format", ec);
-        if (ec)
+        if (ec && ec != std::errc::filename_too_long) // too long for a file: no such event
             throw_read_error(events_root.string(), ec);
         if (!exists)
             throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));

@@ -102,7 +102,8 @@ fs::path event_dir(const TracepointName& name)
     const fs::file_status status = fs::status(dir, ec);
     if (fs::is_directory(status))
         return dir;
-    if (!fs::status_known(status)) // an error other than "not found"
+    // An error other than "not found" (a name too long for a file cannot be an event either).
+    if (!fs::status_known(status) && ec != std::errc::filename_too_long)
         throw_read_error(dir.string(), ec);
     throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
 }

@@ -63,7 +63,8 @@ void serve(const std::string& path, const std::string& address, int hup)
         } catch (const std::exception& e) {
             // Whatever the new file holds, the running configuration keeps serving.
             exporter.reload_failed();
-            fmt::print(stderr, "tpkit-exporter: {} (the running configuration stays)\n", e.what());
+            fmt::print(stderr, "tpkit-exporter: {} (the running configuration stays)\n",
+                       tpkit::one_line(e.what()));
         }
     }
     server.stop(); // then the exporter detaches everything

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace tpkit {
@@ -28,6 +29,12 @@ public:
 private:
     Exit code_;
 };
+
+// MESSAGE as one line of stderr: control bytes escaped (\n, \xNN) and, past max_message_bytes,
+// cut with the count of bytes left out. A message may echo any input: a 100 KB value, an event
+// name that holds a newline.
+inline constexpr std::size_t max_message_bytes = 512;
+std::string one_line(std::string_view message);
 
 // The error for a failed libbpf call: EPERM/EACCES map to no_privileges, the rest to code.
 [[noreturn]] void throw_libbpf_error(Exit code, const std::string& what, int err);

@@ -192,6 +192,13 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
          {thread_text + " is a thread of process", "-t " + thread_text}},
         {"unknown disk", tool("biolatency", {"-d", "tpk-no-such-disk", "1", "1"}), 4, {"unknown disk", "tpk-no-such-disk"}},
 
+        // Echoed input stays one short line: escaped, and cut past 512 bytes.
+        {"an event name holding a newline", tool("tpcount", {"sched:sched_\nswitch", "-d", "0.3"}), 4,
+         {"'sched:sched_\\nswitch'"}},
+        {"a 100 KB event name", tool("tpcount", {"sched:" + std::string(100000, 'x'), "-d", "0.3"}), 4,
+         {"unknown tracepoint 'sched:xxx", "xxx... (99", " more bytes)"}},
+        {"a duration past 1e9 seconds", tool("tpcount", {switches, "-d", "2e9"}), 2, {"'2e9' is more than 1e9 seconds"}},
+
         // tpgen's inputs: missing (4), unreadable (4), malformed (1).
         {"tpgen: no formats there", tool("tpgen", {"--formats", "/nonexistent", switches}), 4, {"no format files", "/nonexistent"}},
         {"tpgen: malformed format file", tool("tpgen", {"--formats", files.formats, "--btf", files.reference_btf(), "sys:ev"}), 1,
@@ -274,6 +281,7 @@ void run_case(const Case& c)
         EXPECT_EQ(err, "");
     } else {
         EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+        EXPECT_LT(err.size(), 1024u) << err;
         EXPECT_TRUE(!err.empty() && err.back() == '\n') << err;
         for (const auto& word : c.words)
             EXPECT_NE(err.find(word), std::string::npos) << "'" << word << "' not in: " << err;
