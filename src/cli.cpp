@@ -93,6 +93,52 @@ const CLI::Validator positive_integer(
     },
     "N");
 
+// An option given an empty value ("", or only its delimiters: `-f ,`) would otherwise act as if
+// it were not given, or take the next argument as its value: refused here for every option of
+// every tool. ARGS: the arguments after the program's name, in order.
+void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& args)
+{
+    for (std::size_t i = 0; i < args.size(); i++) {
+        const std::string& arg = args[i];
+        if (arg == "--")
+            return;
+        if (arg.size() < 2 || arg[0] != '-')
+            continue;
+        std::string name = arg;
+        std::optional<std::string> value; // attached: --name=VALUE, -xVALUE
+        if (arg[1] == '-') {
+            if (auto eq = arg.find('='); eq != std::string::npos) {
+                name = arg.substr(0, eq);
+                value = arg.substr(eq + 1);
+            }
+        } else if (arg.size() > 2) {
+            name = arg.substr(0, 2);
+            value = arg.substr(2);
+        }
+        const CLI::Option* option = app.get_option_no_throw(name);
+        if (!option || option->get_type_size_max() == 0)
+            continue; // not an option, or a flag
+        if (!value) {
+            if (option->get_expected_min() == 0 || i + 1 == args.size())
+                continue;
+            value = args[i + 1];
+        }
+        const char delimiter = option->get_delimiter();
+        if (value->empty() || (delimiter && value->find_first_not_of(delimiter) == std::string::npos))
+            throw CLI::ValidationError(name, fmt::format("an empty value ('{}')", *value));
+    }
+}
+
+// The message of a parse error. An unknown option is named first: what follows it was taken for
+// something else and fails there (netrxlen --cgroup / → "interval: '/' is not a positive number").
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e)
+{
+    std::vector<std::string> unknown = app.remaining();
+    if (!unknown.empty() && !app.get_allow_extras())
+        return CLI::ExtrasError(unknown).what();
+    return e.what();
+}
+
 // Thrown by the hidden flags, like CLI11's CallForHelp: before any requirement is checked.
 struct DocsRequest {
     enum What { man_page, completion_options } what;
@@ -232,6 +278,7 @@ void Cli::add_disk(std::string& disk)
 std::optional<Exit> Cli::parse(int argc, char** argv)
 {
     try {
+        refuse_empty_values(app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
         app_.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         // A stdout that cannot be written (a full disk) fails when fmt writes or when flushed.
@@ -255,7 +302,7 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         fmt::print("{}", version.what());
         return Exit::ok;
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}: {} (see --help)\n", name_, one_line(e.what()));
+        fmt::print(stderr, "{}: {} (see --help)\n", name_, one_line(parse_error_text(app_, e)));
         return Exit::usage;
     }
     set_libbpf_verbose(options_.verbose);
@@ -273,6 +320,7 @@ void Cli::parse_args(const std::vector<std::string>& args)
         return Error(Exit::usage, fmt::format("{} answers and exits: no option of a configuration", what));
     };
     try {
+        refuse_empty_values(app_, args);
         app_.parse(reversed);
     } catch (const DocsRequest&) {
         throw answers("a documentation request");
@@ -283,7 +331,7 @@ void Cli::parse_args(const std::vector<std::string>& args)
     } catch (const CLI::CallForVersion&) {
         throw answers("--version");
     } catch (const CLI::ParseError& e) {
-        throw Error(Exit::usage, e.what());
+        throw Error(Exit::usage, parse_error_text(app_, e));
     }
 }
 

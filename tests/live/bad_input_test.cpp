@@ -166,7 +166,7 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         {"interval not a number", tool("biolatency", {"abc"}), 2, {"interval", "'abc'"}},
         {"negative duration", tool("tpcount", {switches, "-d", "-1"}), 2, {"--duration", "'-1'"}},
         {"duration past a double", tool("tpsnoop", {switches, "-d", "1e400"}), 2, {"--duration", "1e400"}},
-        {"empty --comm", tool("forksnoop", {"--comm", ""}), 2, {"--comm", "1 to 15"}},
+        {"empty --comm", tool("forksnoop", {"--comm", ""}), 2, {"--comm: an empty value"}},
         {"long --comm", tool("execsnoop", {"--comm", "a-name-longer-than-15"}), 2, {"--comm", "1 to 15"}},
         {"--loglinear 9", tool("tphist", {switches, "prev_pid", "--loglinear", "9"}), 2, {"--loglinear", "9"}},
         {"--max-keys 0", tool("tpcount", {switches, "--max-keys", "0"}), 2, {"--max-keys"}},
@@ -197,6 +197,9 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
          {"'sched:sched_\\nswitch'"}},
         {"a 100 KB event name", tool("tpcount", {"sched:" + std::string(100000, 'x'), "-d", "0.3"}), 4,
          {"unknown tracepoint 'sched:xxx", "xxx... (99", " more bytes)"}},
+        {"only commas for a list", tool("tpsnoop", {switches, "-f", ",", "-d", "0.3"}), 2, {"-f: an empty value (',')"}},
+        {"an unknown option before a value", tool("netrxlen", {"--cgroup", "/"}), 2,
+         {"not expected: --cgroup"}},
         {"a duration past 1e9 seconds", tool("tpcount", {switches, "-d", "2e9"}), 2, {"'2e9' is more than 1e9 seconds"}},
 
         // tpgen's inputs: missing (4), unreadable (4), malformed (1).

@@ -334,6 +334,38 @@ TEST_P(AnyTool, UnknownFlagIsOneLineExitTwo)
     EXPECT_TRUE(run.lines().empty());
 }
 
+// Every option that takes a value, as --completion-options lists them ("NAMES =" lines), refuses
+// an empty one, given apart (-x '', --name '') or attached (--name=), before anything else runs.
+TEST_P(AnyTool, EveryOptionRefusesAnEmptyValue)
+{
+    ToolRun list({tpkit::live::tool_path(GetParam()), "--completion-options"});
+    ASSERT_EQ(list.wait(10s), 0) << list.stderr_text();
+    const ToolSpec* spec = spec_of(GetParam());
+    int options = 0;
+    for (const std::string& line : list.lines()) {
+        if (line.size() < 2 || line.compare(line.size() - 2, 2, " =") != 0)
+            continue;
+        std::vector<std::vector<std::string>> empties;
+        std::istringstream names(line.substr(0, line.size() - 2));
+        for (std::string name; names >> name;) {
+            empties.push_back({name, ""});
+            if (name.rfind("--", 0) == 0)
+                empties.push_back({name + "="});
+        }
+        for (const auto& args : empties) {
+            std::vector<std::string> argv{tpkit::live::tool_path(GetParam())};
+            argv.insert(argv.end(), args.begin(), args.end());
+            ToolRun run(spec ? tool_argv(*spec, args) : argv);
+            const std::string name = args[0].substr(0, args[0].find('='));
+            EXPECT_EQ(run.wait(10s), 2) << args[0] << ": " << run.stderr_text();
+            EXPECT_EQ(run.stderr_text(), GetParam() + ": " + name + ": an empty value ('') (see --help)\n");
+            EXPECT_TRUE(run.lines().empty()) << args[0];
+        }
+        options++;
+    }
+    EXPECT_GT(options, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(CrossTool, AnyTool, testing::ValuesIn(all_tools()), param_name);
 
 // ---- tools that read tracefs or load BPF ----
