@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +127,30 @@ void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& ar
         const char delimiter = option->get_delimiter();
         if (value->empty() || (delimiter && value->find_first_not_of(delimiter) == std::string::npos))
             throw CLI::ValidationError(name, fmt::format("an empty value ('{}')", *value));
+    }
+}
+
+// CLI11 reads "nan" and "inf" as numbers that every range and positivity check lets through
+// (comparisons with NaN are false), and an unsigned option takes "-1" or 2^64 as a huge value:
+// refused here for every option and positional argument of every tool, after parsing.
+void refuse_unusable_numbers(const CLI::App& app)
+{
+    for (const CLI::Option* option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        const bool is_float = type.rfind("FLOAT", 0) == 0, is_unsigned = type.rfind("UINT", 0) == 0;
+        if ((!is_float && !is_unsigned) || option->get_type_size_max() == 0) // a flag's count
+            continue;
+        for (const std::string& value : option->results()) {
+            errno = 0;
+            char* end = nullptr;
+            if (is_float && !std::isfinite(std::strtod(value.c_str(), &end)))
+                throw CLI::ValidationError(option->get_name(),
+                                           fmt::format("'{}' is not a finite number", value));
+            if (is_unsigned && (value.find('-') != std::string::npos ||
+                                (std::strtoull(value.c_str(), &end, 0), errno == ERANGE)))
+                throw CLI::ValidationError(option->get_name(),
+                                           fmt::format("'{}' is out of range", value));
+        }
     }
 }
 
@@ -280,6 +305,7 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
     try {
         refuse_empty_values(app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
         app_.parse(argc, argv);
+        refuse_unusable_numbers(app_);
     } catch (const CLI::CallForHelp&) {
         // A stdout that cannot be written (a full disk) fails when fmt writes or when flushed.
         std::string failed;
@@ -322,6 +348,7 @@ void Cli::parse_args(const std::vector<std::string>& args)
     try {
         refuse_empty_values(app_, args);
         app_.parse(reversed);
+        refuse_unusable_numbers(app_);
     } catch (const DocsRequest&) {
         throw answers("a documentation request");
     } catch (const CLI::CallForHelp&) {

@@ -197,6 +197,13 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
          {"'sched:sched_\\nswitch'"}},
         {"a 100 KB event name", tool("tpcount", {"sched:" + std::string(100000, 'x'), "-d", "0.3"}), 4,
          {"unknown tracepoint 'sched:xxx", "xxx... (99", " more bytes)"}},
+        // Numbers that every range check lets through, and wrapped unsigned values.
+        {"NaN as a minimum", tool("biosnoop", {"-m", "nan", "-d", "0.3"}), 2, {"-m", "'nan' is not a finite number"}},
+        {"NaN as a positional duration", tool("offcputime", {"nan"}), 2, {"duration", "'nan' is not a finite number"}},
+        {"infinity as an interval", tool("runqlat", {"inf", "1"}), 2, {"interval", "'inf' is more than 1e9 seconds"}},
+        {"-1 as an unsigned minimum", tool("offcputime", {"-m", "-1", "-d", "0.3"}), 2, {"'-1' is out of range"}},
+        {"2^64 as an unsigned minimum", tool("offcputime", {"-m", "18446744073709551616", "-d", "0.3"}), 2,
+         {"'18446744073709551616' is out of range"}},
         {"only commas for a list", tool("tpsnoop", {switches, "-f", ",", "-d", "0.3"}), 2, {"-f: an empty value (',')"}},
         {"an unknown option before a value", tool("netrxlen", {"--cgroup", "/"}), 2,
          {"not expected: --cgroup"}},
