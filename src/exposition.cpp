@@ -13,8 +13,9 @@ namespace tpkit {
 namespace {
 
 // Label values escape backslash, double quote and newline; HELP text backslash and newline.
-// Both must be UTF-8: a byte that is not (a comm can hold any) becomes U+FFFD, as one bad value
-// would make the scraper reject the whole scrape.
+// Both must be UTF-8, as one bad value would make the scraper reject the whole scrape: a byte
+// that is not (a comm can hold any) becomes the character of its Latin-1 code, as in tpkit's
+// JSON (\u00XX), so that values differing in such bytes stay distinct series.
 std::string escape(std::string_view text, bool quote)
 {
     std::string out;
@@ -24,7 +25,9 @@ std::string escape(std::string_view text, bool quote)
         if (static_cast<unsigned char>(c) >= 0x80) {
             const std::size_t n = utf8_sequence(text, i);
             if (n == 0) {
-                out += "\xEF\xBF\xBD"; // U+FFFD
+                const auto byte = static_cast<unsigned char>(c); // U+00XX in UTF-8:
+                out += static_cast<char>(0xC0 | (byte >> 6));
+                out += static_cast<char>(0x80 | (byte & 0x3F));
             } else {
                 out.append(text.substr(i, n));
                 i += n - 1;

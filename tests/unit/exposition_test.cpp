@@ -119,10 +119,15 @@ TEST(Exposition, MetricNames)
     EXPECT_FALSE(tpkit::valid_metric_name("a:b"));
 }
 
-TEST(Exposition, LabelValuesAreValidUtf8)
+// A byte that is not UTF-8 becomes its Latin-1 character (U+00XX), so that comms differing only
+// in such bytes (x\xff, x\xfe) stay two series.
+TEST(Exposition, LabelValuesAreValidUtf8AndStayDistinct)
 {
     MetricFamily f{"tpkit_c", "h", "", MetricType::gauge, {}};
     f.series.push_back({{{"comm", "caf\xc3\xa9\xff!"}}, 1.0});
+    f.series.push_back({{{"comm", "caf\xc3\xa9\xfe!"}}, 2.0});
     EXPECT_EQ(tpkit::render_exposition({f}, ExpositionFormat::prometheus),
-              "# HELP tpkit_c h\n# TYPE tpkit_c gauge\ntpkit_c{comm=\"caf\xc3\xa9\xef\xbf\xbd!\"} 1\n");
+              "# HELP tpkit_c h\n# TYPE tpkit_c gauge\n"
+              "tpkit_c{comm=\"caf\xc3\xa9\xc3\xbf!\"} 1\n"
+              "tpkit_c{comm=\"caf\xc3\xa9\xc3\xbe!\"} 2\n");
 }
