@@ -820,6 +820,13 @@ Link attach_instance(const EnginePrograms& programs, const InstancePlan& instanc
     return Link(link, &bpf_link__destroy);
 }
 
+void say_attached_before_stop(std::string_view tool, std::size_t attached, std::size_t planned)
+{
+    if (attached < planned)
+        fmt::print(stderr, "{}: stopped while attaching: {} of {} tracepoints attached\n", tool,
+                   attached, planned);
+}
+
 void add_classic_option(CLI::App& app, bool& classic)
 {
     app.add_flag("--classic", classic,

@@ -178,6 +178,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         state->links.push_back(attach_instance(programs, instance, plans));
         instances.push_back(std::move(skel));
     }
+    say_attached_before_stop(cli.name(), instances.size(), planned.size());
     for (auto& skel : instances)
         skel->bss->tpkit_engine_armed = true;
     state->counts.emplace(plans, key, options, *instances.front());

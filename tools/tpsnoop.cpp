@@ -137,6 +137,8 @@ int main(int argc, char** argv)
         };
         std::vector<tpkit::Skeleton<tpsnoop_bpf>> instances;
         for (const auto& instance : planned) {
+            if (!instances.empty() && tpkit::stop_pending())
+                break; // Ctrl-C while loading: what is loaded runs to the (empty) end at once
             auto skel = tpkit::Skeleton<tpsnoop_bpf>::open("tpsnoop");
             skel->rodata->tpkit_filter = instance.filter;
             skel->rodata->tpkit_config = instance.config;
@@ -160,8 +162,12 @@ int main(int argc, char** argv)
         tpkit::EventReader reader(tpkit::transport_maps(*instances.front()), transport,
                                   [&](std::span<const std::byte> data) { printer.print(data); });
         std::vector<tpkit::Link> links;
-        for (std::size_t i = 0; i < planned.size(); i++)
+        for (std::size_t i = 0; i < instances.size(); i++) {
+            if (!links.empty() && tpkit::stop_pending())
+                break; // Ctrl-C while attaching: each attach would cost its detach too
             links.push_back(tpkit::attach_instance(programs(*instances[i]), planned[i], plans));
+        }
+        tpkit::say_attached_before_stop(cli.name(), links.size(), planned.size());
         tpkit::StopSignal stop(common.duration);
         tpkit::drop_privileges(); // reading and detaching need none
         tpkit::run_stream(reader, stop);

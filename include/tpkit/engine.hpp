@@ -223,6 +223,11 @@ void share_map(bpf_map* from, bpf_map* into);
 // From this many events on, attaching takes long enough to say so on stderr.
 inline constexpr std::size_t many_events = 50;
 
+// A stop signal while attaching ends the attaching at once (each attach would cost its detach
+// too, tens of milliseconds for a classic tracepoint): says on stderr how many of the planned
+// events were attached when fewer were.
+void say_attached_before_stop(std::string_view tool, std::size_t attached, std::size_t planned);
+
 // Raises the soft limit on open files to what `events` instances of OBJ need once loaded and
 // attached, counted from OBJ as opened and configured (maps created, programs loaded, a perf
 // event and a link per program, a perf event per CPU for a perf buffer). Call it before

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <random>
+#include <regex>
 #include <thread>
 
 using namespace std::chrono_literals;
@@ -105,5 +106,27 @@ TEST(Signals, SigkillAnywhereLeavesNothingOnceTheProcessIsGone)
         Outcome o = run_and_signal(c.args, SIGKILL, delay);
         EXPECT_EQ(o.status, 128 + SIGKILL) << o.stderr_text;
         tpkit::live::expect_none_left_behind(before);
+    }
+}
+
+// A stop signal while a big glob attaches ends the attaching at once (each attach would cost
+// its detach too): the tool says how many of its tracepoints it attached, fewer than planned,
+// exits 0 and leaves nothing loaded.
+TEST(Signals, StopWhileAttachingABigGlobEndsTheAttaching)
+{
+    TPKIT_REQUIRE_LIVE();
+    for (const char* tool : {"tpsnoop", "tpcount"}) {
+        SCOPED_TRACE(tool);
+        const auto before = tpkit::live::loaded_program_ids();
+        ToolRun run({tpkit::live::tool_path(tool), "syscalls:sys_enter_*", "--classic"});
+        ASSERT_TRUE(run.wait_until_attached(3, tpkit::live::patient(30s))) << run.stderr_text();
+        EXPECT_EQ(run.stop(SIGINT), 0) << run.stderr_text();
+        const std::string err = run.stderr_text();
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(
+            err, m, std::regex(std::string(tool) + ": stopped while attaching: (\\d+) of (\\d+) tracepoints attached\n")))
+            << err;
+        EXPECT_LT(std::stoul(m[1]), std::stoul(m[2]));
+        tpkit::live::expect_none_left_behind(before, tool);
     }
 }
