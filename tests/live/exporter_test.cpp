@@ -546,6 +546,31 @@ TEST(ExporterLive, HeldConnectionsDoNotStallScrapes)
     EXPECT_EQ(exporter.run().stop(SIGTERM), 0) << exporter.run().stderr_text();
 }
 
+// A second exporter on a listening exporter's address (or on every address, its port) is
+// refused: it exits 1 with one line, and the first goes on serving its own counts alone.
+TEST(ExporterLive, ASecondExporterOnTheSameAddressIsRefused)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    ZeroFile zero;
+    const std::string config = dir.file("exporter.yaml", events_config(zero.fd));
+    RunningExporter first(config);
+    const std::string port = std::to_string(first.port());
+    make_events(3, zero.fd, {});
+    for (const std::string& address : {"127.0.0.1:" + port, ":" + port}) {
+        ToolRun second({tpkit::live::tool_path("tpkit-exporter"), "--config", config,
+                        "--web.listen-address", address});
+        EXPECT_EQ(second.wait(tpkit::live::patient(10s)), 1) << address;
+        EXPECT_EQ(second.stderr_text(),
+                  "tpkit-exporter: cannot listen on " + address + ": address already in use\n");
+    }
+    for (int scrape = 1; scrape <= 5; scrape++) {
+        syscall(SYS_getppid);
+        EXPECT_EQ(sample(first.metrics(), "tpkit_getppid_total"), 3.0 + scrape) << "scrape " << scrape;
+    }
+    EXPECT_EQ(first.run().stop(SIGTERM), 0) << first.run().stderr_text();
+}
+
 TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
 {
     TPKIT_REQUIRE_LIVE();
