@@ -4,6 +4,7 @@
 # Does nothing (and needs no network) when every package is already present.
 #   cmake/install-deps.sh                 build tpkit and run its tools
 #   cmake/install-deps.sh --tests         also what the tests use: googletest, nlohmann-json,
+#                                         cpp-httplib (the exporter test's HTTP client),
 #                                         qemu and busybox (other kernels), groff (man pages),
 #                                         debootstrap and lintian (the .deb packages),
 #                                         prometheus (the exporter's), clang's fuzzer runtime
@@ -11,10 +12,10 @@
 #                                         bpftrace, libbpf-tools (bcc's tools), perf
 set -eu
 packages="build-essential cmake pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-  libcli11-dev libfmt-dev libyaml-cpp-dev libcpp-httplib-dev libcap-dev
+  libcli11-dev libfmt-dev libyaml-cpp-dev libmicrohttpd-dev libcap-dev
   libtraceevent-dev"
-test_packages="googletest libgtest-dev nlohmann-json3-dev iproute2 procps kmod util-linux
-  busybox-static qemu-system-x86 groff-base debootstrap lintian prometheus
+test_packages="googletest libgtest-dev nlohmann-json3-dev libcpp-httplib-dev iproute2 procps kmod
+  util-linux busybox-static qemu-system-x86 groff-base debootstrap lintian prometheus
   libclang-rt-14-dev"
 for arg in "$@"; do
   case "$arg" in

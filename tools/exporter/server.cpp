@@ -4,69 +4,140 @@
 #include <tpkit/error.hpp>
 
 #include <fmt/core.h>
-#include <httplib.h>
+#include <microhttpd.h>
 
-#include <condition_variable>
-#include <deque>
+#include <netdb.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 
 namespace tpkit::exporter {
 
 namespace {
 
-// Connections at once, each on its own thread: clients that hold a connection open (slow,
-// idle, stuck) take one each and cannot make a scraper wait behind them until there are this
-// many. Beyond it, connections wait in a queue.
-constexpr std::size_t max_connection_threads = 128;
-// Any one read or write of a connection, and an idle keep-alive connection, gives up after this.
-constexpr time_t io_timeout_seconds = 5;
-// Requests are GETs: a body is refused beyond this (headers: httplib's own 8 KiB limit).
-constexpr std::size_t max_request_body = 4096;
-
-// httplib's task queue with threads made on demand, at most max_connection_threads.
-class ConnectionThreads : public httplib::TaskQueue {
-public:
-    void enqueue(std::function<void()> fn) override
-    {
-        std::lock_guard lock(mutex_);
-        if (running_ < max_connection_threads) {
-            running_++;
-            std::thread([this, fn = std::move(fn)] { work(fn); }).detach();
-        } else {
-            waiting_.push_back(std::move(fn));
-        }
-    }
-
-    void shutdown() override
-    {
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return running_ == 0; });
-    }
-
-private:
-    void work(std::function<void()> fn)
-    {
-        for (;;) {
-            fn();
-            std::lock_guard lock(mutex_);
-            if (waiting_.empty()) {
-                running_--;
-                done_.notify_all();
-                return;
-            }
-            fn = std::move(waiting_.front());
-            waiting_.pop_front();
-        }
-    }
-
-    std::mutex mutex_;
-    std::condition_variable done_;
-    std::deque<std::function<void()>> waiting_;
-    std::size_t running_ = 0;
-};
+// One event loop serves every connection: a connection that is idle, slow or stuck costs a
+// descriptor and its buffer, never a thread, so it cannot make a scraper wait behind it.
+// A connection with nothing sent or received for this long is closed.
+constexpr unsigned idle_timeout_seconds = 5;
+// A connection's buffer: its request line and headers must fit in it, with room for the answer's
+// headers (a bigger request is answered 431, or closed, about 15 KiB on).
+constexpr std::size_t connection_memory = 16 * 1024;
+// Connections at once, and never more than half the open-file limit, which leaves the other
+// half to the metrics' programs and maps. Beyond it, connections wait in the listen backlog.
+constexpr unsigned max_connections = 4096;
 
 constexpr const char* index_page = R"(<html><head><title>tpkit-exporter</title></head>
 <body><h1>tpkit-exporter</h1><p><a href="/metrics">Metrics</a></p></body></html>
 )";
+
+// Raises the soft open-file limit to the hard one (idle connections take descriptors); how
+// many connections to take at once.
+unsigned connection_limit()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return 64;
+    if (limit.rlim_cur != limit.rlim_max) {
+        rlimit raised{limit.rlim_max, limit.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            limit = raised;
+    }
+    const rlim_t half = limit.rlim_cur == RLIM_INFINITY ? max_connections : limit.rlim_cur / 2;
+    return static_cast<unsigned>(std::clamp<rlim_t>(half, 1, max_connections));
+}
+
+// A listening socket on ADDRESS that no other socket shares: no SO_REUSEPORT, so a second
+// exporter on the same address fails here instead of taking every other scrape.
+int listen_exclusively(const std::string& address)
+{
+    const auto [host, port] = parse_listen_address(address);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (int err = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found))
+        throw Error(Exit::failure, fmt::format("cannot listen on {}: {}", address,
+                                               err == EAI_SYSTEM ? std::strerror(errno) : gai_strerror(err)));
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owned(found, freeaddrinfo);
+    int error = EADDRNOTAVAIL;
+    for (const addrinfo* at = found; at; at = at->ai_next) {
+        const int fd = socket(at->ai_family, at->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                              at->ai_protocol);
+        if (fd < 0) {
+            error = errno;
+            continue;
+        }
+        // Lets a restart bind over its predecessor's TIME_WAIT connections; on Linux it does not
+        // let two listening sockets share a port.
+        const int on = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+        if (bind(fd, at->ai_addr, at->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
+            return fd;
+        error = errno;
+        close(fd);
+    }
+    throw Error(Exit::failure, fmt::format("cannot listen on {}: {}", address,
+                                           error == EADDRINUSE ? "address already in use"
+                                                               : std::strerror(error)));
+}
+
+MHD_Result respond(MHD_Connection* connection, unsigned status, std::string_view body,
+                   std::string_view content_type)
+{
+    MHD_Response* response = MHD_create_response_from_buffer(
+        body.size(), const_cast<char*>(body.data()), MHD_RESPMEM_MUST_COPY);
+    if (!response)
+        return MHD_NO;
+    MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, std::string(content_type).c_str());
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(response, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    const MHD_Result queued = MHD_queue_response(connection, status, response);
+    MHD_destroy_response(response);
+    return queued;
+}
+
+// Called once the headers are in, then once the request has ended: what no path takes (another
+// method, a body) is refused at once, its body unread and the connection closed after the
+// answer; the rest is answered at the end, which keeps the connection alive for the next.
+MHD_Result answer(void* exporter, MHD_Connection* connection, const char* url, const char* method,
+                  const char*, const char*, size_t* upload_size, void** request)
+{
+    constexpr auto text = "text/plain; charset=utf-8";
+    try {
+        if (!*request) {
+            if (std::strcmp(method, MHD_HTTP_METHOD_GET) != 0 && std::strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+                return respond(connection, MHD_HTTP_METHOD_NOT_ALLOWED, "405 method not allowed\n", text);
+            const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+                                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+            if ((length && std::strcmp(length, "0") != 0) ||
+                MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+                return respond(connection, MHD_HTTP_CONTENT_TOO_LARGE, "413 a request has no body here\n", text);
+            *request = connection;
+            return MHD_YES;
+        }
+        if (*upload_size)
+            return MHD_NO;
+        const std::string_view path = url;
+        if (path == "/metrics") {
+            const char* accept = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+                                                             MHD_HTTP_HEADER_ACCEPT);
+            const auto format = negotiate_exposition(accept ? accept : "");
+            return respond(connection, MHD_HTTP_OK, static_cast<Exporter*>(exporter)->scrape(format),
+                           exposition_content_type(format));
+        }
+        if (path == "/")
+            return respond(connection, MHD_HTTP_OK, index_page, "text/html");
+        return respond(connection, MHD_HTTP_NOT_FOUND, "404 page not found\n", text);
+    } catch (const std::exception& e) {
+        return respond(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, std::string(e.what()) + "\n", text);
+    }
+}
 
 } // namespace
 
@@ -86,43 +157,34 @@ std::pair<std::string, int> parse_listen_address(const std::string& address)
 }
 
 Server::Server(Exporter& exporter, const std::string& address)
-    : http_(std::make_unique<httplib::Server>())
+    : exporter_(exporter), address_(address), listen_fd_(listen_exclusively(address))
 {
-    auto [host, port] = parse_listen_address(address);
-    auto& http = *http_;
-    http.new_task_queue = [] { return new ConnectionThreads; };
-    http.set_read_timeout(io_timeout_seconds, 0);
-    http.set_write_timeout(io_timeout_seconds, 0);
-    http.set_keep_alive_timeout(io_timeout_seconds);
-    http.set_keep_alive_max_count(100);
-    http.set_payload_max_length(max_request_body);
-    http.Get("/metrics", [&exporter](const httplib::Request& request, httplib::Response& response) {
-        const auto format = negotiate_exposition(request.get_header_value("Accept"));
-        response.set_content(exporter.scrape(format), std::string(exposition_content_type(format)));
-    });
-    http.Get("/", [](const httplib::Request&, httplib::Response& response) {
-        response.set_content(index_page, "text/html");
-    });
-    if (!http.bind_to_port(host, port))
-        throw Error(Exit::failure, fmt::format("cannot listen on {}: {}", address,
-                                               std::strerror(errno ? errno : EADDRINUSE)));
 }
 
 Server::~Server()
 {
     stop();
+    if (listen_fd_ >= 0)
+        close(listen_fd_);
 }
 
 void Server::start()
 {
-    thread_ = std::thread([this] { http_->listen_after_bind(); });
+    daemon_ = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, nullptr, nullptr, &answer, &exporter_,
+        MHD_OPTION_LISTEN_SOCKET, listen_fd_, MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+        MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_seconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        connection_memory, MHD_OPTION_END);
+    if (!daemon_)
+        throw Error(Exit::failure, fmt::format("cannot serve on {}", address_));
+    listen_fd_ = -1; // the daemon closes it when it stops
 }
 
 void Server::stop()
 {
-    if (thread_.joinable()) {
-        http_->stop();
-        thread_.join();
+    if (daemon_) {
+        MHD_stop_daemon(daemon_);
+        daemon_ = nullptr;
     }
 }
 

@@ -4,13 +4,9 @@
 
 #include "exporter.hpp"
 
-#include <memory>
 #include <string>
-#include <thread>
 
-namespace httplib {
-class Server;
-}
+struct MHD_Daemon;
 
 namespace tpkit::exporter {
 
@@ -19,16 +15,21 @@ std::pair<std::string, int> parse_listen_address(const std::string& address);
 
 class Server {
 public:
-    // Binds now (a busy port fails before anything is loaded); serves from start().
+    // Binds now, exclusively (a busy port fails before anything is loaded, with Error(failure)
+    // "… address already in use"); serves from start().
     Server(Exporter& exporter, const std::string& address);
     ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
 
     void start();
     void stop();
 
 private:
-    std::unique_ptr<httplib::Server> http_;
-    std::thread thread_;
+    Exporter& exporter_;
+    std::string address_;
+    int listen_fd_ = -1; // owned until start() hands it to the daemon
+    MHD_Daemon* daemon_ = nullptr;
 };
 
 } // namespace tpkit::exporter
