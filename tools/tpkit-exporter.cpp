@@ -45,7 +45,7 @@ void serve(const std::string& path, const std::string& address, int hup)
     // A reload loads and attaches programs, and raises the fd limit for many events.
     tpkit::drop_privileges({CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE});
     server.start();
-    fmt::print(stderr, "tpkit-exporter: serving {} on http://{}/metrics\n", path, address);
+    fmt::print(stderr, "tpkit-exporter: serving {} on http://{}/metrics\n", path, server.address());
 
     pollfd fds[] = {{tpkit::stop_signal_fd(), POLLIN, 0}, {hup, POLLIN, 0}};
     for (;;) {

@@ -590,6 +590,28 @@ TEST(ExporterLive, ASecondExporterOnTheSameAddressIsRefused)
     EXPECT_EQ(first.run().stop(SIGTERM), 0) << first.run().stderr_text();
 }
 
+// Port 0 takes a free port: the "serving" line names the one the kernel gave, and it serves.
+TEST(ExporterLive, PortZeroSaysThePortItGot)
+{
+    TPKIT_REQUIRE_LIVE();
+    TempDir dir;
+    ZeroFile zero;
+    ToolRun run({tpkit::live::tool_path("tpkit-exporter"), "--config",
+                 dir.file("exporter.yaml", events_config(zero.fd)), "--web.listen-address",
+                 "127.0.0.1:0"});
+    const std::regex serving("serving .* on http://127\\.0\\.0\\.1:(\\d+)/metrics\n");
+    std::smatch m;
+    const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
+    while (!std::regex_search(run.stderr_text(), m, serving) &&
+           std::chrono::steady_clock::now() < deadline)
+        run.wait_for_line([](const std::string&) { return false; }, 100ms); // reads stderr too
+    ASSERT_FALSE(m.empty()) << run.stderr_text();
+    const int port = std::stoi(m[1]);
+    EXPECT_NE(port, 0);
+    EXPECT_EQ(get(port, "/metrics").status, 200);
+    EXPECT_EQ(run.stop(SIGTERM), 0) << run.stderr_text();
+}
+
 TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
 {
     TPKIT_REQUIRE_LIVE();

@@ -6,7 +6,9 @@
 #include <fmt/core.h>
 #include <microhttpd.h>
 
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -159,6 +161,15 @@ std::pair<std::string, int> parse_listen_address(const std::string& address)
 Server::Server(Exporter& exporter, const std::string& address)
     : exporter_(exporter), address_(address), listen_fd_(listen_exclusively(address))
 {
+    sockaddr_storage bound{};
+    socklen_t size = sizeof(bound);
+    if (parse_listen_address(address).second == 0 &&
+        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &size) == 0) {
+        const auto port = ntohs(bound.ss_family == AF_INET6
+                                    ? reinterpret_cast<const sockaddr_in6&>(bound).sin6_port
+                                    : reinterpret_cast<const sockaddr_in&>(bound).sin_port);
+        address_ = address.substr(0, address.rfind(':') + 1) + std::to_string(port);
+    }
 }
 
 Server::~Server()

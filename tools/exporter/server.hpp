@@ -24,6 +24,8 @@ public:
 
     void start();
     void stop();
+    // The address as given, with the port the kernel chose for port 0.
+    const std::string& address() const { return address_; }
 
 private:
     Exporter& exporter_;
