@@ -247,8 +247,17 @@ void Cli::add_run_options()
     app_.add_option("--clock", options_.clock,
                     "the clock of time_ns in JSON: wall (since the epoch, the default), mono "
                     "(CLOCK_MONOTONIC, ftrace's mono trace_clock) or boot (CLOCK_BOOTTIME)")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, Clock>{{"wall", Clock::wall}, {"mono", Clock::mono}, {"boot", Clock::boot}}))
+        ->transform(CLI::Validator(
+            [](std::string& value) {
+                const std::map<std::string, Clock> clocks{
+                    {"wall", Clock::wall}, {"mono", Clock::mono}, {"boot", Clock::boot}};
+                const auto clock = clocks.find(value);
+                if (clock == clocks.end())
+                    return fmt::format("'{}' is not wall, mono or boot", value);
+                value = std::to_string(static_cast<int>(clock->second));
+                return std::string();
+            },
+            ""))
         ->option_text("CLOCK");
     app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
 }
