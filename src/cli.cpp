@@ -161,7 +161,22 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e)
     std::vector<std::string> unknown = app.remaining();
     if (!unknown.empty() && !app.get_allow_extras())
         return CLI::ExtrasError(unknown).what();
-    return e.what();
+    // CLI11's "Could not convert: --cpu = -1", said with the kind of value the option takes.
+    const std::string text = e.what();
+    const std::string_view prefix = "Could not convert: ";
+    const auto equals = text.find(" = ");
+    if (dynamic_cast<const CLI::ConversionError*>(&e) && text.rfind(prefix, 0) == 0 &&
+        equals != std::string::npos) {
+        const std::string name = text.substr(prefix.size(), equals - prefix.size());
+        const CLI::Option* option = app.get_option_no_throw(name);
+        const std::string type = option ? option->get_type_name() : "";
+        const char* kind = type.rfind("UINT", 0) == 0  ? "a whole number from 0 in range"
+                           : type.rfind("INT", 0) == 0 ? "a whole number in range"
+                           : type.rfind("FLOAT", 0) == 0 ? "a number"
+                                                         : "a value it takes";
+        return fmt::format("{}: '{}' is not {}", name, text.substr(equals + 3), kind);
+    }
+    return text;
 }
 
 // Thrown by the hidden flags, like CLI11's CallForHelp: before any requirement is checked.
