@@ -3,7 +3,6 @@
 #include "tpkit/syscalls.hpp"
 
 #include "tpkit/engine.h"
-
 #include "tpkit/error.hpp"
 
 #include <fmt/core.h>
@@ -81,9 +80,10 @@ std::optional<std::uint32_t> syscall_event_number(std::string_view event)
 std::uint32_t parse_syscall(std::string_view text)
 {
     if (auto number = whole_number(text)) {
-        if (*number > max_errno)
+        // The BPF programs count syscalls by number in tables of TPKIT_SYSCALL_NR_MAX.
+        if (*number >= TPKIT_SYSCALL_NR_MAX)
             throw Error(Exit::usage, fmt::format("syscall number {} is out of range 0..{}", text,
-                                                 max_errno));
+                                                 TPKIT_SYSCALL_NR_MAX - 1));
         return *number;
     }
     if (auto number = syscall_number(text))

@@ -33,7 +33,7 @@ std::optional<std::uint32_t> syscall_number(std::string_view name);
 // x86-64 syscalls is not the table's (newstat is stat). nullopt for a name the table lacks.
 std::optional<std::uint32_t> syscall_event_number(std::string_view event);
 // A syscall given on the command line, by name or number; Error(usage) for a name the headers
-// do not know or a number outside 0..4095.
+// do not know or a number past the BPF tables' TPKIT_SYSCALL_NR_MAX (0..1023).
 std::uint32_t parse_syscall(std::string_view text);
 
 // "ENOENT" for 2 (glibc's strerrorname_np); nullopt when glibc has no name for it.

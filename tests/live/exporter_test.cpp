@@ -422,6 +422,10 @@ TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
          "metrics:\n  - name: a\n    hist: sched:sched_switch\n    field: prev_pid\n    buckets: "
          "{linear: [10, 5, 1]}\n",
          2, ":5: metric a: key 'buckets'"},
+        {"loglinear 0",
+         "metrics:\n  - name: a\n    hist: sched:sched_switch\n    field: prev_pid\n    buckets: "
+         "{loglinear: 0}\n",
+         2, ":5: key 'buckets': loglinear 0: expected 1 to 4"},
         {"two sources",
          "metrics:\n  - name: a\n    count: sched:sched_switch\n    tool: runqlat\n", 2,
          ":2: each metric needs exactly one source"},

@@ -102,7 +102,11 @@ void read_buckets(MetricConfig& m, const YAML::Node& node)
                 return;
             }
         } else if (kind == "loglinear") {
+            // As tphist's --loglinear: 0 would mean no sub-buckets, log2 in silence.
             m.loglinear = number<unsigned>(m.file, value, "buckets", "1 to 4");
+            if (m.loglinear < 1 || m.loglinear > 4)
+                fail(m.file, value.Mark(),
+                     fmt::format("key 'buckets': loglinear {}: expected 1 to 4", m.loglinear));
             return;
         }
     }
