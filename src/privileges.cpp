@@ -57,13 +57,14 @@ void set_effective(bool effective)
 void drop_privileges(std::initializer_list<int> kept)
 {
     const auto keep = [&](cap_value_t cap) { return std::ranges::find(kept, cap) != kept.end(); };
-    // The bounding set needs CAP_SETPCAP, which a process started with only CAP_BPF and
-    // CAP_PERFMON lacks: then there is nothing more to drop from it.
-    if (CAP_IS_SUPPORTED(CAP_SETPCAP) && prctl(PR_CAPBSET_READ, CAP_SETPCAP) == 1)
+    // Dropping from the bounding set takes CAP_SETPCAP, which a process started with only
+    // CAP_BPF and CAP_PERFMON lacks: its bounding set stays, and gives nothing back once
+    // nothing is permitted and no_new_privs is set (no file capability applies at exec).
+    Caps now = current_caps();
+    if (CAP_IS_SUPPORTED(CAP_SETPCAP) && has(now.get(), CAP_SETPCAP, CAP_EFFECTIVE))
         for (cap_value_t cap = 0; cap < static_cast<cap_value_t>(cap_max_bits()); cap++)
             if (!keep(cap))
                 cap_drop_bound(cap);
-    Caps now = current_caps();
     Caps caps(cap_init(), cap_free); // nothing inheritable, so no ambient capability either
     if (!caps)
         throw Error(Exit::failure, "cannot read capabilities");

@@ -42,8 +42,9 @@ void serve(const std::string& path, const std::string& address, int hup)
     Exporter exporter;
     Server server(exporter, address);
     exporter.apply(load_config(path));
-    // A reload loads and attaches programs, and raises the fd limit for many events.
-    tpkit::drop_privileges({CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE});
+    // A reload loads and attaches programs, raises the fd limit for many events, and reads
+    // tracefs, which as non-root takes CAP_DAC_READ_SEARCH (when the exporter was given it).
+    tpkit::drop_privileges({CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE, CAP_DAC_READ_SEARCH});
     server.start();
     fmt::print(stderr, "tpkit-exporter: serving {} on http://{}/metrics\n", path, server.address());
 

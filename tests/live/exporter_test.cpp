@@ -6,6 +6,8 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include <tpkit/tracefs.hpp>
+
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -141,11 +144,14 @@ std::optional<double> sample(const std::string& body, const std::string& series)
 // The exporter on a free loopback port, serving once its metrics are attached.
 class RunningExporter {
 public:
-    explicit RunningExporter(const std::string& config, const std::vector<std::string>& options = {})
+    // wrapper: a command that runs the exporter in its conditions (setpriv …), or nothing.
+    explicit RunningExporter(const std::string& config, const std::vector<std::string>& options = {},
+                             const std::vector<std::string>& wrapper = {})
         : port_(free_port())
     {
-        std::vector<std::string> argv{tpkit::live::tool_path("tpkit-exporter"), "--config", config,
-                                      "--web.listen-address", "127.0.0.1:" + std::to_string(port_)};
+        std::vector<std::string> argv = wrapper;
+        argv.insert(argv.end(), {tpkit::live::tool_path("tpkit-exporter"), "--config", config,
+                                 "--web.listen-address", "127.0.0.1:" + std::to_string(port_)});
         argv.insert(argv.end(), options.begin(), options.end());
         run_ = std::make_unique<ToolRun>(argv);
         const auto deadline = std::chrono::steady_clock::now() + tpkit::live::patient(20s);
@@ -616,6 +622,29 @@ TEST(ExporterLive, PortZeroSaysThePortItGot)
     EXPECT_EQ(run.stop(SIGTERM), 0) << run.stderr_text();
 }
 
+// As nobody with CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH (tracefs is root's), the exporter
+// keeps what a reload needs: a reload that adds a count: metric reads tracefs and succeeds.
+TEST(ExporterLive, ReloadAsNonRootReadsTracefs)
+{
+    TPKIT_REQUIRE_LIVE();
+    tpkit::tracefs_root(); // mounted, as root: nobody could not
+    TempDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+    const std::string first = "metrics:\n  - name: forks\n    count: sched:sched_process_fork\n";
+    const std::string config = dir.file("exporter.yaml", first);
+    ASSERT_EQ(chmod(config.c_str(), 0644), 0);
+    const std::string caps = "-all,+bpf,+perfmon,+dac_read_search";
+    RunningExporter exporter(config, {},
+                             {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                              "--inh-caps=" + caps, "--ambient-caps=" + caps});
+    ASSERT_TRUE(sample(exporter.metrics(), "tpkit_forks_total")) << exporter.run().stderr_text();
+    dir.file("exporter.yaml", first + "  - name: getppid\n    count: syscalls:sys_enter_getppid\n");
+    EXPECT_EQ(exporter.reload(), std::optional<bool>(true)) << exporter.run().stderr_text();
+    syscall(SYS_getppid);
+    EXPECT_TRUE(sample(exporter.metrics(), "tpkit_getppid_total")) << exporter.run().stderr_text();
+    EXPECT_EQ(exporter.run().stop(SIGTERM), 0) << exporter.run().stderr_text();
+}
+
 TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
 {
     TPKIT_REQUIRE_LIVE();
@@ -632,7 +661,8 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
     for (std::string line; std::getline(status, line);)
         if (line.rfind("Cap", 0) == 0)
             caps[line.substr(0, line.find(':'))] = std::stoull(line.substr(line.find(':') + 1), nullptr, 16);
-    constexpr std::uint64_t reload_caps = (1ull << 39) | (1ull << 38) | (1ull << 24); // BPF, PERFMON, SYS_RESOURCE
+    // BPF, PERFMON, SYS_RESOURCE, DAC_READ_SEARCH
+    constexpr std::uint64_t reload_caps = (1ull << 39) | (1ull << 38) | (1ull << 24) | (1ull << 2);
     EXPECT_EQ(caps["CapEff"], 0u);
     EXPECT_EQ(caps["CapPrm"] & ~reload_caps, 0u);
     EXPECT_EQ(caps["CapBnd"] & ~reload_caps, 0u);
