@@ -364,6 +364,33 @@ TEST_P(AnyTool, EveryOptionRefusesAnEmptyValue)
     EXPECT_FALSE(list.lines().empty());
 }
 
+// Every numeric option, as --help types it (FLOAT, UINT), refuses what no range check stops by
+// itself: NaN and infinity for a number, a negative or past-2^64 value for an unsigned one.
+TEST_P(AnyTool, EveryNumericOptionRefusesUnusableNumbers)
+{
+    ToolRun help({tpkit::live::tool_path(GetParam()), "--help"});
+    ASSERT_EQ(help.wait(10s), 0) << help.stderr_text();
+    const ToolSpec* spec = spec_of(GetParam());
+    const std::regex numeric(R"(^  (?:-\w,)?(--[\w.-]+) (FLOAT|UINT)\b)");
+    for (const std::string& line : help.lines()) {
+        std::smatch m;
+        if (!std::regex_search(line, m, numeric))
+            continue;
+        const std::string name = m[1];
+        const std::vector<std::string> values = m[2] == "FLOAT"
+                                                    ? std::vector<std::string>{"nan", "inf", "-nan"}
+                                                    : std::vector<std::string>{"-1", "18446744073709551616"};
+        for (const std::string& value : values) {
+            std::vector<std::string> argv{tpkit::live::tool_path(GetParam()), name, value};
+            ToolRun run(spec ? tool_argv(*spec, {name, value}) : argv);
+            EXPECT_EQ(run.wait(10s), 2) << name << " " << value << ": " << run.stderr_text();
+            EXPECT_EQ(line_count(run.stderr_text()), 1u) << run.stderr_text();
+            EXPECT_NE(run.stderr_text().find(value), std::string::npos) << run.stderr_text();
+            EXPECT_TRUE(run.lines().empty()) << name << " " << value;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(CrossTool, AnyTool, testing::ValuesIn(all_tools()), param_name);
 
 // ---- tools that read tracefs or load BPF ----
