@@ -448,6 +448,10 @@ TEST(ExporterLive, BadConfigurationsSayFileLineAndKey)
          ":4: metric a: key 'args': --help answers and exits"},
         {"--version as args", "metrics:\n  - name: a\n    tool: runqlat\n    args: [--version]\n", 2,
          ":4: metric a: key 'args': --version answers and exits"},
+        // Found by fuzzing: yaml-cpp 0.7's LoadAll never returned on these (its parser read an
+        // empty document at one place again and again, growing memory).
+        {"a lone comma", ",\n", 2, ":1: not YAML: nothing here starts a value"},
+        {"a tagged comma", ",!e-com, :", 2, ":1: not YAML: nothing here starts a value"},
         {"a control byte in YAML's message", "metrics:\n  - name: \"a\\\x01\"\n", 2,
          ":2: unknown escape character: \\x01"},
     };

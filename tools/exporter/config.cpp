@@ -5,6 +5,7 @@
 #include <tpkit/exposition.hpp>
 
 #include <fmt/core.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fcntl.h>
@@ -13,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include <optional>
 #include <set>
+#include <sstream>
 
 namespace tpkit::exporter {
 
@@ -235,6 +238,45 @@ std::string read_config_text(const std::string& path)
     }
 }
 
+// Where each document of a YAML stream starts, and nothing else.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override { last = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+    YAML::Mark last;
+};
+
+// A document after the first would be ignored in silence: refused. Not by YAML::LoadAll, which
+// in yaml-cpp 0.7 never returns on some malformed input (",", ",!e, :": its parser reads an empty
+// document there again and again, growing memory): a document that starts where the one before
+// it did is that input's error.
+void refuse_second_document(const std::string& path, const std::string& text)
+{
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentStarts starts;
+    std::optional<YAML::Mark> first;
+    while (parser.HandleNextDocument(starts)) {
+        if (!first) {
+            first = starts.last;
+            continue;
+        }
+        if (starts.last.pos == first->pos)
+            fail(path, starts.last, "not YAML: nothing here starts a value");
+        fail(path, starts.last,
+             "a second YAML document (after '---'): the configuration is one document");
+    }
+}
+
 } // namespace
 
 std::string MetricConfig::where(const std::string& key) const
@@ -246,17 +288,14 @@ std::string MetricConfig::where(const std::string& key) const
 
 Config load_config(const std::string& path)
 {
-    std::vector<YAML::Node> documents;
+    const std::string text = read_config_text(path);
+    YAML::Node root;
     try {
-        documents = YAML::LoadAll(read_config_text(path));
+        refuse_second_document(path, text);
+        root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
         fail(path, e.mark, e.msg);
     }
-    // A document after the first would be ignored in silence.
-    if (documents.size() > 1)
-        fail(path, documents[1].Mark(),
-             "a second YAML document (after '---'): the configuration is one document");
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
     if (!root.IsMap() || !root["metrics"])
         throw Error(Exit::usage, fmt::format("{}:1: key 'metrics': missing (a list of metrics)", path));
     std::map<std::string, int> root_lines;
