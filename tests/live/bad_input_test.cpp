@@ -5,6 +5,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -135,6 +136,19 @@ struct TpgenInputs {
     }
 };
 
+// The descriptors past stdin, stdout and stderr that a tool started from here inherits (a test
+// runner may pass some down): what an RLIMIT_NOFILE case must leave room for.
+int inherited_descriptors()
+{
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const int fd = std::stoi(entry.path().filename().string());
+        const int flags = fcntl(fd, F_GETFD);
+        count += fd > 2 && flags >= 0 && !(flags & FD_CLOEXEC); // the iterator's own is CLOEXEC
+    }
+    return count;
+}
+
 std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
 {
     const std::string dead_text = std::to_string(dead), thread_text = std::to_string(thread);
@@ -242,9 +256,10 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         {"RLIMIT_MEMLOCK 0, engine", prlimit("--memlock=0:0", tool("tpcount", {switches, "-d", "0.3"})), 0, {}},
         {"RLIMIT_NOFILE below a glob's needs", prlimit("--nofile=12:12", tool("tpsnoop", {"syscalls:sys_enter_*read*", "-d", "1"})), 1,
          {"open files", "the hard limit is 12"}},
-        // One descriptor free past stdin, stdout and stderr (the dynamic loader needs it): tracefs
+        // One descriptor free past those it inherits (the dynamic loader needs it): tracefs
         // cannot be read for a limit, not for a lack of privileges.
-        {"RLIMIT_NOFILE 4 while reading tracefs", prlimit("--nofile=4:4", tool("tplist", {})), 1,
+        {"RLIMIT_NOFILE while reading tracefs",
+         prlimit(fmt::format("--nofile={0}:{0}", 4 + inherited_descriptors()), tool("tplist", {})), 1,
          {"cannot read", "Too many open files"}},
         // Room for a few descriptors the test runner may pass down, far below forksnoop's ~35.
         {"RLIMIT_NOFILE below a tool's needs", prlimit("--nofile=16:16", tool("forksnoop", fork_events)), 1,

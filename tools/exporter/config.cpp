@@ -238,21 +238,44 @@ std::string read_config_text(const std::string& path)
     }
 }
 
-// Where each document of a YAML stream starts, and nothing else.
+// Where each document of a YAML stream starts, and where its first node is; nothing else.
 class DocumentStarts : public YAML::EventHandler {
 public:
-    void OnDocumentStart(const YAML::Mark& mark) override { last = mark; }
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        start = mark;
+        first_node.reset();
+    }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                         YAML::EmitterStyle::value) override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override
+    {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override
+    {
+        node(mark);
+    }
     void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                    YAML::EmitterStyle::value) override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override
+    {
+        node(mark);
+    }
     void OnMapEnd() override {}
-    YAML::Mark last;
+
+    YAML::Mark start;
+    std::optional<YAML::Mark> first_node;
+
+private:
+    void node(const YAML::Mark& mark)
+    {
+        if (!first_node)
+            first_node = mark;
+    }
 };
 
 // A document after the first would be ignored in silence: refused. Not by YAML::LoadAll, which
@@ -263,16 +286,16 @@ void refuse_second_document(const std::string& path, const std::string& text)
 {
     std::istringstream stream(text);
     YAML::Parser parser(stream);
-    DocumentStarts starts;
+    DocumentStarts document;
     std::optional<YAML::Mark> first;
-    while (parser.HandleNextDocument(starts)) {
+    while (parser.HandleNextDocument(document)) {
         if (!first) {
-            first = starts.last;
+            first = document.start;
             continue;
         }
-        if (starts.last.pos == first->pos)
-            fail(path, starts.last, "not YAML: nothing here starts a value");
-        fail(path, starts.last,
+        if (document.start.pos == first->pos)
+            fail(path, document.start, "not YAML: nothing here starts a value");
+        fail(path, document.first_node.value_or(document.start),
              "a second YAML document (after '---'): the configuration is one document");
     }
 }
