@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string_view>
@@ -79,14 +81,20 @@ void run_workload(const std::string& disk, std::uint16_t port)
 }
 
 // The text after "TIME: " of each line: the event as its print fmt shows it.
-std::vector<std::string> event_texts(const std::vector<std::string>& lines)
+// IN_INTERRUPT: only the kernel's lines of events in interrupts (its flags column, "d.s2.", says
+// h, s, H, z or Z there; tpsnoop's lines have no such column).
+std::vector<std::string> event_texts(const std::vector<std::string>& lines, bool in_interrupt = false)
 {
     std::vector<std::string> texts;
     for (const std::string& line : lines) {
         std::size_t cpu_end = line.find("] ");
         std::size_t at = cpu_end == std::string::npos ? cpu_end : line.find(": ", cpu_end);
-        if (at != std::string::npos)
-            texts.push_back(line.substr(at + 2));
+        if (at == std::string::npos)
+            continue;
+        const std::size_t flags = cpu_end + 2;
+        if (in_interrupt && !(flags + 2 < at && std::strchr("hsHzZ", line[flags + 2])))
+            continue;
+        texts.push_back(line.substr(at + 2));
     }
     std::sort(texts.begin(), texts.end());
     return texts;
@@ -148,6 +156,10 @@ TEST(TpsnoopLive, TextIsTheKernelsOwnByteForByte)
 
     auto kernel = event_texts(kernel_lines);
     auto ours = event_texts(tool.lines());
+    auto in_interrupts = event_texts(kernel_lines, true);
+    for (auto& text : in_interrupts)
+        text = without_filename(text);
+    std::sort(in_interrupts.begin(), in_interrupts.end());
     std::vector<std::string> filenames;
     for (auto& text : kernel)
         text = without_filename(text);
@@ -173,7 +185,15 @@ TEST(TpsnoopLive, TextIsTheKernelsOwnByteForByte)
                         std::back_inserter(only_kernel));
     std::set_difference(ours.begin(), ours.end(), kernel.begin(), kernel.end(),
                         std::back_inserter(only_ours));
-    EXPECT_EQ(only_kernel, std::vector<std::string>{}) << "printed by the kernel, not by tpsnoop";
+    // An event in an interrupt may be missing: the kernel skips a BPF program while another runs
+    // on the CPU, as tpsnoop's own may when the interrupt comes (DESIGN.md; wide_text_test.cpp).
+    // Every other line the kernel printed, tpsnoop printed, and nothing more.
+    std::vector<std::string> only_kernel_in_task;
+    std::set_difference(only_kernel.begin(), only_kernel.end(), in_interrupts.begin(),
+                        in_interrupts.end(), std::back_inserter(only_kernel_in_task));
+    EXPECT_EQ(only_kernel_in_task, std::vector<std::string>{}) << "printed by the kernel, not by tpsnoop";
     EXPECT_EQ(only_ours, std::vector<std::string>{}) << "printed by tpsnoop, not by the kernel";
-    EXPECT_EQ(kernel.size(), ours.size());
+    EXPECT_EQ(kernel.size(), ours.size() + only_kernel.size());
+    if (!only_kernel.empty())
+        std::printf("%zu lines in interrupts not seen by tpsnoop\n", only_kernel.size());
 }
