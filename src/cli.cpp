@@ -130,24 +130,36 @@ void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& ar
     }
 }
 
+// The kind of number an option takes, from the type CLI11 names in --help (UINT, INT, FLOAT).
+enum class NumberKind { none, unsigned_integer, integer, floating };
+
+NumberKind number_kind(const CLI::Option& option)
+{
+    const std::string type = option.get_type_name();
+    return type.rfind("UINT", 0) == 0    ? NumberKind::unsigned_integer
+           : type.rfind("INT", 0) == 0   ? NumberKind::integer
+           : type.rfind("FLOAT", 0) == 0 ? NumberKind::floating
+                                         : NumberKind::none;
+}
+
 // CLI11 reads "nan" and "inf" as numbers that every range and positivity check lets through
 // (comparisons with NaN are false), and an unsigned option takes "-1" or 2^64 as a huge value:
 // refused here for every option and positional argument of every tool, after parsing.
 void refuse_unusable_numbers(const CLI::App& app)
 {
     for (const CLI::Option* option : app.get_options()) {
-        const std::string type = option->get_type_name();
-        const bool is_float = type.rfind("FLOAT", 0) == 0, is_unsigned = type.rfind("UINT", 0) == 0;
+        const NumberKind kind = number_kind(*option);
+        const bool is_float = kind == NumberKind::floating;
+        const bool is_unsigned = kind == NumberKind::unsigned_integer;
         if ((!is_float && !is_unsigned) || option->get_type_size_max() == 0) // a flag's count
             continue;
         for (const std::string& value : option->results()) {
             errno = 0;
-            char* end = nullptr;
-            if (is_float && !std::isfinite(std::strtod(value.c_str(), &end)))
+            if (is_float && !std::isfinite(std::strtod(value.c_str(), nullptr)))
                 throw CLI::ValidationError(option->get_name(),
                                            fmt::format("'{}' is not a finite number", value));
             if (is_unsigned && (value.find('-') != std::string::npos ||
-                                (std::strtoull(value.c_str(), &end, 0), errno == ERANGE)))
+                                (std::strtoull(value.c_str(), nullptr, 0), errno == ERANGE)))
                 throw CLI::ValidationError(option->get_name(),
                                            fmt::format("'{}' is out of range", value));
         }
@@ -169,11 +181,11 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e)
         equals != std::string::npos) {
         const std::string name = text.substr(prefix.size(), equals - prefix.size());
         const CLI::Option* option = app.get_option_no_throw(name);
-        const std::string type = option ? option->get_type_name() : "";
-        const char* kind = type.rfind("UINT", 0) == 0  ? "a whole number from 0 in range"
-                           : type.rfind("INT", 0) == 0 ? "a whole number in range"
-                           : type.rfind("FLOAT", 0) == 0 ? "a number"
-                                                         : "a value it takes";
+        const NumberKind number = option ? number_kind(*option) : NumberKind::none;
+        const char* kind = number == NumberKind::unsigned_integer ? "a whole number from 0 in range"
+                           : number == NumberKind::integer        ? "a whole number in range"
+                           : number == NumberKind::floating       ? "a number"
+                                                                  : "a value it takes";
         return fmt::format("{}: '{}' is not {}", name, text.substr(equals + 3), kind);
     }
     return text;
