@@ -26,21 +26,9 @@ const std::set<std::string> metric_keys = {"name",   "help",   "unit",   "multip
                                            "hist",   "field",  "by",     "filter",     "buckets",
                                            "tool",   "args",   "max_series"};
 
-// Keys and values quoted in messages, and yaml-cpp's own messages, may hold any byte (a
-// newline): escaped, the message stays one line.
-std::string one_line(std::string_view text)
-{
-    std::string out;
-    for (unsigned char c : text)
-        if (c < 0x20 || c == 0x7f)
-            out += fmt::format("\\x{:02x}", c);
-        else
-            out += static_cast<char>(c);
-    return out;
-}
-
 [[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& what)
 {
+    // Quoted keys and yaml-cpp's own messages may hold any byte (a newline): kept one line.
     throw Error(Exit::usage, fmt::format("{}:{}: {}", file, mark.line + 1, one_line(what)));
 }
 
