@@ -49,7 +49,7 @@ std::vector<std::string> under(std::vector<std::string> wrapper, const std::vect
     return wrapper;
 }
 
-const std::vector<std::string> as_nobody{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+const std::vector<std::string> nobody_setpriv{"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
                                          "--clear-groups", "--inh-caps=-all"};
 const std::vector<std::string> root_without_caps{"/usr/bin/setpriv", "--inh-caps=-all",
                                                  "--bounding-set=-all"};
@@ -62,7 +62,7 @@ const std::vector<std::string> nobody_bpf_perfmon{"/usr/bin/setpriv", "--reuid=6
                                                   "--inh-caps=-all,+bpf,+perfmon",
                                                   "--ambient-caps=-all,+bpf,+perfmon"};
 
-std::vector<std::string> prlimit(const std::string& limit, const std::vector<std::string>& command)
+std::vector<std::string> with_prlimit(const std::string& limit, const std::vector<std::string>& command)
 {
     return under({"/usr/bin/prlimit", limit}, command);
 }
@@ -243,8 +243,8 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
          {"no event matches", "sched:nope"}},
 
         // Privileges: 3, or 0 where CAP_BPF + CAP_PERFMON are enough (README's access table).
-        {"no privileges", under(as_nobody, tool("forksnoop", fork_events)), 3, {"tracefs", "root"}},
-        {"no privileges, raw tracepoints", under(as_nobody, tool("syscount", fork_events)), 3, {"CAP_BPF"}},
+        {"no privileges", under(nobody_setpriv, tool("forksnoop", fork_events)), 3, {"tracefs", "root"}},
+        {"no privileges, raw tracepoints", under(nobody_setpriv, tool("syscount", fork_events)), 3, {"CAP_BPF"}},
         {"root without capabilities", under(root_without_caps, tool("forksnoop", fork_events)), 3, {"CAP_BPF", "CAP_PERFMON"}},
         {"CAP_BPF+CAP_PERFMON as root", under(bpf_perfmon_only, tool("forksnoop", fork_events)), 0, {}},
         {"CAP_BPF+CAP_PERFMON as nobody, tracefs root's", under(nobody_bpf_perfmon, tool("forksnoop", fork_events)), 3,
@@ -252,17 +252,17 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         {"CAP_BPF+CAP_PERFMON as nobody, raw tracepoints", under(nobody_bpf_perfmon, tool("syscount", fork_events)), 0, {}},
 
         // Limits.
-        {"RLIMIT_MEMLOCK 0", prlimit("--memlock=0:0", tool("forksnoop", fork_events)), 0, {}},
-        {"RLIMIT_MEMLOCK 0, engine", prlimit("--memlock=0:0", tool("tpcount", {switches, "-d", "0.3"})), 0, {}},
-        {"RLIMIT_NOFILE below a glob's needs", prlimit("--nofile=12:12", tool("tpsnoop", {"syscalls:sys_enter_*read*", "-d", "1"})), 1,
+        {"RLIMIT_MEMLOCK 0", with_prlimit("--memlock=0:0", tool("forksnoop", fork_events)), 0, {}},
+        {"RLIMIT_MEMLOCK 0, engine", with_prlimit("--memlock=0:0", tool("tpcount", {switches, "-d", "0.3"})), 0, {}},
+        {"RLIMIT_NOFILE below a glob's needs", with_prlimit("--nofile=12:12", tool("tpsnoop", {"syscalls:sys_enter_*read*", "-d", "1"})), 1,
          {"open files", "the hard limit is 12"}},
         // One descriptor free past those it inherits (the dynamic loader needs it): tracefs
         // cannot be read for a limit, not for a lack of privileges.
         {"RLIMIT_NOFILE while reading tracefs",
-         prlimit(fmt::format("--nofile={0}:{0}", 4 + inherited_descriptors()), tool("tplist", {})), 1,
+         with_prlimit(fmt::format("--nofile={0}:{0}", 4 + inherited_descriptors()), tool("tplist", {})), 1,
          {"cannot read", "Too many open files"}},
         // Room for a few descriptors the test runner may pass down, far below forksnoop's ~35.
-        {"RLIMIT_NOFILE below a tool's needs", prlimit("--nofile=16:16", tool("forksnoop", fork_events)), 1,
+        {"RLIMIT_NOFILE below a tool's needs", with_prlimit("--nofile=16:16", tool("forksnoop", fork_events)), 1,
          {"BPF programs of forksnoop need", "the hard limit is 16"}},
 
         // Output.

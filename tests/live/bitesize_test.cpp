@@ -18,7 +18,7 @@ using tpkit::live::ToolRun;
 
 namespace {
 
-constexpr const char* child_comm = "tpk-bitesize";
+constexpr const char* bitesize_comm = "tpk-bitesize";
 
 // 5 reads of 4 KiB, 3 of 16 KiB, 2 of 64 KiB: buckets [4, 7], [16, 31], [64, 127].
 const std::vector<DirectIo> child_reads{{0, 4096},           {8192, 4096},   {16384, 4096},
@@ -35,7 +35,7 @@ std::unique_ptr<ToolRun> start_bitesize(const std::vector<std::string>& args)
 // The child's reads, then 3 reads of 8 KiB by the test itself.
 void read_from_child_and_test(const LoopDevice& disk)
 {
-    pid_t child = tpkit::live::start_child(child_comm, [&] {
+    pid_t child = tpkit::live::start_child(bitesize_comm, [&] {
         tpkit::live::read_direct(disk.path(), child_reads);
     });
     ASSERT_EQ(tpkit::live::reap(child), 0);
@@ -52,7 +52,7 @@ TEST(BitesizeExact, SizesInTheirBucketsByProcessName)
     read_from_child_and_test(disk);
     tpkit::live::read_direct(other.path(), child_reads);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
-    EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), child_comm), child_buckets);
+    EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), bitesize_comm), child_buckets);
     EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), tpkit::live::own_comm()),
               (std::map<std::uint64_t, std::uint64_t>{{8, 3}}));
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()).size(), 2u);
@@ -62,10 +62,10 @@ TEST(BitesizeExact, OneProcessNameWithC)
 {
     TPKIT_REQUIRE_LIVE();
     LoopDevice disk;
-    auto tool = start_bitesize({"-d", disk.name(), "-c", child_comm});
+    auto tool = start_bitesize({"-d", disk.name(), "-c", bitesize_comm});
     read_from_child_and_test(disk);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
-    EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), child_comm), child_buckets);
+    EXPECT_EQ(tpkit::live::histogram_buckets(tool->lines(), bitesize_comm), child_buckets);
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
-              (std::map<std::string, std::uint64_t>{{child_comm, 10}}));
+              (std::map<std::string, std::uint64_t>{{bitesize_comm, 10}}));
 }

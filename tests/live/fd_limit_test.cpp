@@ -16,7 +16,7 @@ using tpkit::live::ToolRun;
 
 namespace {
 
-constexpr const char* prlimit = "/usr/bin/prlimit";
+constexpr const char* prlimit_path = "/usr/bin/prlimit";
 
 // A glob of a few events: all 720 syscalls events would take ~20 s to detach.
 const std::string few_events = "syscalls:sys_enter_*read*";
@@ -40,7 +40,7 @@ std::vector<Command> commands()
 std::vector<std::string> with_nofile(const std::string& limits, const std::vector<std::string>& args,
                                      std::initializer_list<std::string> extra = {})
 {
-    std::vector<std::string> argv{prlimit, "--nofile=" + limits, tpkit::live::tool_path(args.at(0))};
+    std::vector<std::string> argv{prlimit_path, "--nofile=" + limits, tpkit::live::tool_path(args.at(0))};
     argv.insert(argv.end(), args.begin() + 1, args.end());
     argv.insert(argv.end(), extra);
     return argv;
@@ -59,8 +59,8 @@ std::string label(const Command& c)
 TEST(FdLimit, HardLimitTooLowFailsAtOnceNamingTheFigures)
 {
     TPKIT_REQUIRE_LIVE();
-    if (access(prlimit, X_OK) != 0)
-        GTEST_SKIP() << prlimit << " is missing";
+    if (access(prlimit_path, X_OK) != 0)
+        GTEST_SKIP() << prlimit_path << " is missing";
     for (const Command& c : commands()) {
         auto start = std::chrono::steady_clock::now();
         ToolRun run(with_nofile("24:24", c.args));
@@ -78,8 +78,8 @@ TEST(FdLimit, HardLimitTooLowFailsAtOnceNamingTheFigures)
 TEST(FdLimit, LowSoftLimitIsRaisedToTheCountedFigure)
 {
     TPKIT_REQUIRE_LIVE();
-    if (access(prlimit, X_OK) != 0)
-        GTEST_SKIP() << prlimit << " is missing";
+    if (access(prlimit_path, X_OK) != 0)
+        GTEST_SKIP() << prlimit_path << " is missing";
     for (const Command& c : commands()) {
         // The figure the tool names for a hard limit too low...
         ToolRun refused(with_nofile("16:16", c.args));

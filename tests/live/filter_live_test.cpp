@@ -209,9 +209,9 @@ EventKind fork_kind(const tpkit::EventFormat& format)
 // exec of each gives a sched_process_exec record whose __data_loc filename is that long. The
 // filler is "abcdefg" in 50-byte components, so that "wl", "qz" and "abxy" appear only in the
 // tails, at the end of the paths.
-class ExecPaths {
+class LongExecPaths {
 public:
-    ExecPaths() : dir_("/tmp/tpkit-filter-exec-" + std::to_string(getpid()))
+    LongExecPaths() : dir_("/tmp/tpkit-filter-exec-" + std::to_string(getpid()))
     {
         std::error_code ec;
         fs::remove_all(dir_, ec); // left by an earlier run that crashed
@@ -237,13 +237,13 @@ public:
             paths_.push_back(path);
         }
     }
-    ~ExecPaths()
+    ~LongExecPaths()
     {
         std::error_code ec;
         fs::remove_all(dir_, ec);
     }
-    ExecPaths(const ExecPaths&) = delete;
-    ExecPaths& operator=(const ExecPaths&) = delete;
+    LongExecPaths(const LongExecPaths&) = delete;
+    LongExecPaths& operator=(const LongExecPaths&) = delete;
 
     const std::vector<std::string>& paths() const { return paths_; }
     std::string dir() const { return dir_.string(); }
@@ -253,7 +253,7 @@ private:
     std::vector<std::string> paths_;
 };
 
-EventKind exec_kind(const tpkit::EventFormat& format, const ExecPaths& exec)
+EventKind exec_kind(const tpkit::EventFormat& format, const LongExecPaths& exec)
 {
     EventKind k;
     k.system = "sched";
@@ -702,7 +702,7 @@ TEST(FilterLive, LongStringsAsTheKernelMatchesThem)
     // in a page of ftrace's buffer, where the kernel's side of the comparison is read.)
     TPKIT_REQUIRE_LIVE();
     TraceInstance trace("filter");
-    ExecPaths exec;
+    LongExecPaths exec;
     auto format = live_format("sched", "sched_process_exec");
     const std::string front = "\"" + exec.paths()[0].substr(0, 31) + "\"";
     const std::vector<std::string> exprs = {

@@ -16,7 +16,7 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t server_port = 5006, other_port = 5007;
+constexpr std::uint16_t accept_server_port = 5006, accept_other_port = 5007;
 constexpr int connections = 4;
 
 void expect_exact_accepts(Inet inet)
@@ -24,10 +24,10 @@ void expect_exact_accepts(Inet inet)
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
     auto tool = tpkit::live::start_tcp_tool("tcpaccept", {}, ns, true);
-    tpkit::live::TcpServer server(ns, inet, server_port, connections, 10, 20);
+    tpkit::live::TcpServer server(ns, inet, accept_server_port, connections, 10, 20);
     server.start();
     auto client = tpkit::live::run_tcp_client(
-        ns, inet, std::vector<std::uint16_t>(connections, server_port), 10, 20);
+        ns, inet, std::vector<std::uint16_t>(connections, accept_server_port), 10, 20);
     ASSERT_EQ(server.wait(), 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results.size(), std::size_t(connections));
@@ -49,7 +49,7 @@ void expect_exact_accepts(Inet inet)
         EXPECT_EQ(e.at("raddr"), tpkit::live::loopback_text(inet));
         EXPECT_EQ(e.at("rport"), std::to_string(client.results[i]));
         EXPECT_EQ(e.at("laddr"), tpkit::live::loopback_text(inet));
-        EXPECT_EQ(e.at("lport"), std::to_string(server_port));
+        EXPECT_EQ(e.at("lport"), std::to_string(accept_server_port));
     }
 }
 
@@ -66,11 +66,11 @@ TEST(TcpacceptExact, PortKeepsOnlyAcceptsOnIt)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpaccept"), "--json", "-P", std::to_string(other_port)});
+    tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpaccept"), "--json", "-P", std::to_string(accept_other_port)});
     ASSERT_TRUE(tool.wait_until_attached(2, 10s)) << tool.stderr_text();
-    auto first = tpkit::live::run_tcp_session(ns, Inet::v4, server_port, 10, 20);
+    auto first = tpkit::live::run_tcp_session(ns, Inet::v4, accept_server_port, 10, 20);
     pid_t server_pid = 0;
-    auto second = tpkit::live::run_tcp_session(ns, Inet::v4, other_port, 10, 20, &server_pid);
+    auto second = tpkit::live::run_tcp_session(ns, Inet::v4, accept_other_port, 10, 20, &server_pid);
     ASSERT_EQ(first.status, 0);
     ASSERT_EQ(second.status, 0);
     ASSERT_TRUE(tool.wait_for_line(
@@ -79,6 +79,6 @@ TEST(TcpacceptExact, PortKeepsOnlyAcceptsOnIt)
         << tool.stderr_text();
     auto events = tpkit::live::stop_and_take_events(tool);
     ASSERT_EQ(events.size(), 1u);
-    EXPECT_EQ(events[0].at("lport"), std::to_string(other_port));
+    EXPECT_EQ(events[0].at("lport"), std::to_string(accept_other_port));
     EXPECT_EQ(events[0].at("rport"), std::to_string(second.results.at(0)));
 }

@@ -18,14 +18,14 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t open_port = 5004, closed_port = 5005;
+constexpr std::uint16_t connect_open_port = 5004, connect_closed_port = 5005;
 
 // The client's connects: to the open port, the closed one, the open one again.
 tpkit::live::TcpClientRun connect_three_times(const tpkit::live::NetNamespace& ns, Inet inet)
 {
-    tpkit::live::TcpServer server(ns, inet, open_port, 2, 10, 20);
+    tpkit::live::TcpServer server(ns, inet, connect_open_port, 2, 10, 20);
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, inet, {open_port, closed_port, open_port}, 10, 20);
+    auto client = tpkit::live::run_tcp_client(ns, inet, {connect_open_port, connect_closed_port, connect_open_port}, 10, 20);
     EXPECT_EQ(server.wait(), 0);
     EXPECT_EQ(client.status, 0);
     EXPECT_EQ(client.results.size(), 3u);
@@ -52,7 +52,7 @@ void expect_exact_connects(Inet inet)
         << tool->stderr_text();
     auto connects = tpkit::live::of_pid(tpkit::live::stop_and_take_events(*tool), client.pid);
     ASSERT_EQ(connects.size(), 3u);
-    const std::vector<std::uint16_t> ports{open_port, closed_port, open_port};
+    const std::vector<std::uint16_t> ports{connect_open_port, connect_closed_port, connect_open_port};
     for (std::size_t i = 0; i < connects.size(); i++) {
         SCOPED_TRACE("connect " + std::to_string(i));
         const TcpEvent& e = connects[i];
@@ -79,7 +79,7 @@ TEST(TcpconnectExact, PortKeepsOnlyConnectsToIt)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpconnect"), "--json", "-P", std::to_string(closed_port)});
+    tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpconnect"), "--json", "-P", std::to_string(connect_closed_port)});
     ASSERT_TRUE(tool.wait_until_attached(1, 10s)) << tool.stderr_text();
     auto client = connect_three_times(ns, Inet::v4);
     ASSERT_TRUE(tool.wait_for_line(
@@ -88,7 +88,7 @@ TEST(TcpconnectExact, PortKeepsOnlyConnectsToIt)
         << tool.stderr_text();
     auto events = tpkit::live::stop_and_take_events(tool);
     ASSERT_EQ(events.size(), 1u);
-    EXPECT_EQ(events[0].at("dport"), std::to_string(closed_port));
+    EXPECT_EQ(events[0].at("dport"), std::to_string(connect_closed_port));
 }
 
 // -c: at the end, the connects per destination: two to the open port, one to the closed one.
@@ -97,7 +97,7 @@ TEST(TcpconnectExact, CountPerDestination)
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
     tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpconnect"), "--json", "-c", "-P",
-                               std::to_string(open_port) + "," + std::to_string(closed_port)});
+                               std::to_string(connect_open_port) + "," + std::to_string(connect_closed_port)});
     ASSERT_TRUE(tool.wait_until_attached(1, 10s)) << tool.stderr_text();
     connect_three_times(ns, Inet::v4);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();

@@ -29,7 +29,7 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t closed_port = 5021, purged_port = 5023;
+constexpr std::uint16_t drop_closed_port = 5021, drop_purged_port = 5023;
 constexpr int connects = 3;
 
 void expect_exact_drops(Inet inet, const std::vector<std::string>& args)
@@ -38,10 +38,10 @@ void expect_exact_drops(Inet inet, const std::vector<std::string>& args)
     tpkit::live::NetNamespace ns;
     auto tool = tpkit::live::start_tcp_tool("tcpdrop", args, ns);
     auto client = tpkit::live::run_tcp_client(
-        ns, inet, std::vector<std::uint16_t>(connects, closed_port), 0, 0);
+        ns, inet, std::vector<std::uint16_t>(connects, drop_closed_port), 0, 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results, std::vector<int>(connects, -ECONNREFUSED));
-    const std::string port = std::to_string(closed_port);
+    const std::string port = std::to_string(drop_closed_port);
     int seen = 0;
     ASSERT_TRUE(tool->wait_for_line(
         [&](const std::string& line) {
@@ -95,10 +95,10 @@ TEST(TcpdropExact, UnreadDataOfAConnectionNeverAcceptedIsPurged)
         [&] {
             if (!ns.enter())
                 return 1;
-            listener = tpkit::live::listen_on_loopback(Inet::v4, purged_port);
+            listener = tpkit::live::listen_on_loopback(Inet::v4, drop_purged_port);
             client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
             sockaddr_storage address;
-            socklen_t length = tpkit::live::loopback_address(Inet::v4, purged_port, address);
+            socklen_t length = tpkit::live::loopback_address(Inet::v4, drop_purged_port, address);
             if (listener < 0 || client < 0 || connect(client, reinterpret_cast<sockaddr*>(&address), length) != 0)
                 return 2;
             return 0;
@@ -114,7 +114,7 @@ TEST(TcpdropExact, UnreadDataOfAConnectionNeverAcceptedIsPurged)
             return 0;
         });
     ASSERT_EQ(child.go_and_wait(), 0);
-    const std::string port = std::to_string(purged_port);
+    const std::string port = std::to_string(drop_purged_port);
     auto purged = [&](const TcpEvent& e) {
         // The data segment: the handshake's last ACK is freed too, as NOT_SPECIFIED on 6.1.
         return e.count("dport") && e.at("dport") == port && e.at("tcp_flags") == "PSH|ACK";

@@ -18,8 +18,8 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t server_port = 5002, closed_port = 5003;
-constexpr std::size_t request = 3000, reply = 70001; // the reply spans many segments
+constexpr std::uint16_t life_server_port = 5002, life_closed_port = 5003;
+constexpr std::size_t life_request = 3000, life_reply = 70001; // the reply spans many segments
 
 std::uint64_t monotonic_ns()
 {
@@ -68,9 +68,9 @@ void expect_exact_sessions(Inet inet)
     auto tool = tpkit::live::start_tcp_tool("tcplife", {}, ns);
 
     const std::uint64_t start = monotonic_ns();
-    tpkit::live::TcpServer server(ns, inet, server_port, 1, request, reply);
+    tpkit::live::TcpServer server(ns, inet, life_server_port, 1, life_request, life_reply);
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, inet, {server_port, closed_port}, request, reply);
+    auto client = tpkit::live::run_tcp_client(ns, inet, {life_server_port, life_closed_port}, life_request, life_reply);
     ASSERT_EQ(server.wait(), 0);
     const std::uint64_t took = monotonic_ns() - start;
     ASSERT_EQ(client.status, 0);
@@ -85,7 +85,7 @@ void expect_exact_sessions(Inet inet)
         [&](const std::string& line) {
             TcpEvent e = tpkit::live::parse_flat_json(line);
             seen += e["lport"] == std::to_string(client_port) || e["rport"] == std::to_string(client_port) ||
-                    e["rport"] == std::to_string(closed_port);
+                    e["rport"] == std::to_string(life_closed_port);
             return seen == 3;
         },
         10s))
@@ -93,19 +93,19 @@ void expect_exact_sessions(Inet inet)
     auto events = tpkit::live::stop_and_take_events(*tool);
     {
         SCOPED_TRACE("client");
-        expect_session(sessions(events, client_port, server_port), client.pid, "tpk-client", inet,
-                       request, reply, took);
+        expect_session(sessions(events, client_port, life_server_port), client.pid, "tpk-client", inet,
+                       life_request, life_reply, took);
     }
     {
         SCOPED_TRACE("server");
-        expect_session(sessions(events, server_port, client_port), server.pid(), "tpk-server", inet,
-                       reply, request, took);
+        expect_session(sessions(events, life_server_port, client_port), server.pid(), "tpk-server", inet,
+                       life_reply, life_request, took);
     }
     {
         SCOPED_TRACE("refused");
         std::vector<TcpEvent> refused;
         for (const auto& e : events)
-            if (e.at("rport") == std::to_string(closed_port))
+            if (e.at("rport") == std::to_string(life_closed_port))
                 refused.push_back(e);
         ASSERT_EQ(refused.size(), 1u);
         EXPECT_EQ(refused[0].at("pid"), std::to_string(client.pid));
@@ -127,11 +127,11 @@ TEST(TcplifeExact, PidKeepsOnlyThatProcessesSessions)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    tpkit::live::TcpServer server(ns, Inet::v4, server_port, 1, request, reply);
+    tpkit::live::TcpServer server(ns, Inet::v4, life_server_port, 1, life_request, life_reply);
     tpkit::live::ToolRun tool({tpkit::live::tool_path("tcplife"), "--json", "-p", std::to_string(server.pid())});
     ASSERT_TRUE(tool.wait_until_attached(1, 10s)) << tool.stderr_text();
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, Inet::v4, {server_port}, request, reply);
+    auto client = tpkit::live::run_tcp_client(ns, Inet::v4, {life_server_port}, life_request, life_reply);
     ASSERT_EQ(server.wait(), 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results.size(), 1u);
@@ -143,5 +143,5 @@ TEST(TcplifeExact, PidKeepsOnlyThatProcessesSessions)
     ASSERT_EQ(events.size(), 1u);
     EXPECT_EQ(events[0].at("pid"), std::to_string(server.pid()));
     EXPECT_EQ(events[0].at("rport"), std::to_string(client.results[0]));
-    EXPECT_EQ(events[0].at("tx_bytes"), std::to_string(reply));
+    EXPECT_EQ(events[0].at("tx_bytes"), std::to_string(life_reply));
 }

@@ -23,8 +23,8 @@ using tpkit::live::Inet;
 
 namespace {
 
-constexpr std::uint16_t server_port = 5020, other_port = 5021;
-constexpr std::size_t request = 3000, reply = 200001; // the reply spans several segments
+constexpr std::uint16_t rtt_server_port = 5020, rtt_other_port = 5021;
+constexpr std::size_t rtt_request = 3000, rtt_reply = 200001; // the reply spans several segments
 
 // What the trace instance selects: "sport" for samples of the server's sockets (local port
 // server_port), "dport" for the clients' (remote port server_port).
@@ -73,16 +73,16 @@ Traced run_sessions(Inet inet, const Side& side, std::vector<std::string> args, 
     tpkit::live::NetNamespace ns;
     tpkit::live::TraceInstance trace("tcprtt");
     const std::string refused =
-        trace.set_filter("tcp", "tcp_probe", side.field + " == " + std::to_string(server_port));
+        trace.set_filter("tcp", "tcp_probe", side.field + " == " + std::to_string(rtt_server_port));
     EXPECT_EQ(refused, "");
-    args.insert(args.begin(), {side.tool_option, std::to_string(server_port)});
+    args.insert(args.begin(), {side.tool_option, std::to_string(rtt_server_port)});
     auto tool = tpkit::live::attached_json_tool("tcprtt", args, 1);
     if (!tool)
         return run;
     trace.enable("tcp", "tcp_probe", true);
     for (int i = 0; i < 3; i++)
-        EXPECT_EQ(tpkit::live::run_tcp_session(ns, inet, server_port, request, reply).status, 0);
-    EXPECT_EQ(tpkit::live::run_tcp_session(ns, inet, other_port, request, reply).status, 0);
+        EXPECT_EQ(tpkit::live::run_tcp_session(ns, inet, rtt_server_port, rtt_request, rtt_reply).status, 0);
+    EXPECT_EQ(tpkit::live::run_tcp_session(ns, inet, rtt_other_port, rtt_request, rtt_reply).status, 0);
     trace.enable("tcp", "tcp_probe", false);
     EXPECT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     run.lines = tool->lines();

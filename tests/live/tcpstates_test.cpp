@@ -23,7 +23,7 @@ using tpkit::live::TcpEvent;
 
 namespace {
 
-constexpr std::uint16_t server_port = 5001;
+constexpr std::uint16_t states_server_port = 5001;
 
 // Whether the running kernel is this version or a later one.
 bool kernel_at_least(int major, int minor)
@@ -111,9 +111,9 @@ void expect_exact_states(Inet inet)
     tpkit::live::NetNamespace ns;
     auto tool = tpkit::live::start_tcp_tool("tcpstates", {}, ns);
 
-    tpkit::live::TcpServer server(ns, inet, server_port, 1, 100, 200);
+    tpkit::live::TcpServer server(ns, inet, states_server_port, 1, 100, 200);
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, inet, {server_port}, 100, 200);
+    auto client = tpkit::live::run_tcp_client(ns, inet, {states_server_port}, 100, 200);
     ASSERT_EQ(server.wait(), 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results.size(), 1u);
@@ -121,7 +121,7 @@ void expect_exact_states(Inet inet)
 
     const std::string address = tpkit::live::loopback_text(inet);
     const std::string any = inet == Inet::v4 ? "0.0.0.0" : "::";
-    const std::string port = std::to_string(server_port), client_port = std::to_string(client.results[0]);
+    const std::string port = std::to_string(states_server_port), client_port = std::to_string(client.results[0]);
     // The last change of each of the three sockets.
     std::set<std::string> ends;
     ASSERT_TRUE(tool->wait_for_line(

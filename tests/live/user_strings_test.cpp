@@ -27,14 +27,14 @@ using tpkit::live::ToolRun;
 
 namespace {
 
-constexpr const char* comm = "tpkit-ustr";
+constexpr const char* ustr_comm = "tpkit-ustr";
 constexpr int rounds = 2;
 constexpr std::size_t bound = 255; // TPKIT_USER_STR_MAX - 1 characters
 
 const std::string existing = "/tmp/tpkit-str-exists";
 const std::string missing = "/tmp/tpkit-str-missing";
 const std::string quoted = "/tmp/tpkit-str-\"q\"\n";
-const std::string passwd = "/etc/passwd";
+const std::string passwd_path = "/etc/passwd";
 // Longer than the bound: cut after its first 255 characters.
 const std::string longer = "/tmp/tpkit-str-" + std::string(300, 'x');
 const char* const bad_pointer = reinterpret_cast<const char*>(1);
@@ -55,7 +55,7 @@ int open_paths()
         return 4;
     if (syscall(SYS_openat, AT_FDCWD, bad_pointer, O_RDONLY, 0) != -1 || errno != EFAULT)
         return 5;
-    fd = syscall(SYS_openat, AT_FDCWD, passwd.c_str(), O_RDONLY, 0);
+    fd = syscall(SYS_openat, AT_FDCWD, passwd_path.c_str(), O_RDONLY, 0);
     if (fd < 0)
         return 6;
     syscall(SYS_close, fd);
@@ -69,7 +69,7 @@ const std::vector<std::string> shown_text{
 
 // The paths opened on request, with the getppid marker; the existing path made for the test.
 struct Workload : tpkit::live::MarkedWorkload {
-    Workload() : MarkedWorkload(comm, open_paths) { make_existing(); }
+    Workload() : MarkedWorkload(ustr_comm, open_paths) { make_existing(); }
     void make_existing()
     {
         int fd = open(existing.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
@@ -94,7 +94,7 @@ std::vector<std::string> snoop(const std::vector<std::string>& options)
 {
     Workload work;
     std::vector<std::string> argv{tpkit::live::tool_path("tpsnoop"), "syscalls:sys_enter_openat",
-                                  "syscalls:sys_enter_getppid", "--comm", comm};
+                                  "syscalls:sys_enter_getppid", "--comm", ustr_comm};
     argv.insert(argv.end(), options.begin(), options.end());
     ToolRun tool(argv);
     work.until_seen_by(tool);
@@ -177,9 +177,9 @@ TEST_P(UserStringsLive, JsonHasThePointerAndTheString)
     std::copy_if(all.begin(), all.end(), std::back_inserter(lines),
                  [](const std::string& l) { return l.find("\"fields\"") != std::string::npos; });
     const std::vector<std::string> round{existing, missing, quoted, longer.substr(0, bound), "",
-                                         passwd};
+                                         passwd_path};
     const std::vector<const char*> pointers{existing.c_str(), missing.c_str(), quoted.c_str(),
-                                            longer.c_str(), bad_pointer, passwd.c_str()};
+                                            longer.c_str(), bad_pointer, passwd_path.c_str()};
     ASSERT_EQ(lines.size(), round.size() * rounds);
     for (std::size_t i = 0; i < lines.size(); i++) {
         auto fields = nlohmann::json::parse(lines[i]).at("fields");

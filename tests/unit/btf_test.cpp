@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Loading BTF: the reference kernels' files, and inputs that are not a kernel's BTF (endless,
 // truncated, too large, not BTF at all) refused with one clear error, in bounded time and memory.
+#include "reference_data.hpp"
 #include "scratch.hpp"
 #include "tpkit/btf.hpp"
 #include "tpkit/error.hpp"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path data_dir = TPKIT_TEST_DATA;
+using tpkit::test::data_dir;
 
 fs::path scratch() { return tpkit::test::scratch_dir("btf-test"); }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The kernel's BTF read in pieces (core_btf.hpp) answers as the whole of it, parsed by libbpf
 // (Btf), does: the reference kernels' files.
+#include "reference_data.hpp"
 #include "scratch.hpp"
 #include "tpkit/btf.hpp"
 #include "tpkit/core_btf.hpp"
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path data_dir = TPKIT_TEST_DATA;
+using tpkit::test::data_dir;
 
 // The reference kernel's BTF, as /sys/kernel/btf/vmlinux holds it (raw, not gzipped).
 fs::path raw_btf(const std::string& kernel)

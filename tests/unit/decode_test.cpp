@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop's decoding of raw records, laid out as the reference kernels' real formats say.
+#include "reference_data.hpp"
 #include "tpkit/decode.hpp"
 
 #include <gtest/gtest.h>
@@ -14,11 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-tpkit::EventFormat format(const char* kernel, const char* system, const char* event)
-{
-    auto f = tpkit::read_format(fs::path(TPKIT_FORMATS_DIR) / kernel / system / event / "format");
-    return f;
-}
+using tpkit::test::reference_format;
 
 // A record built field by field at the format's offsets.
 class Record {
@@ -80,7 +77,7 @@ std::vector<std::byte> transport_record(const tpsnoop_header& h, const Record& r
 
 TEST(Decode, ForkWithDataLocStringsOn618)
 {
-    auto f = format("linux-6.18", "sched", "sched_process_fork");
+    auto f = reference_format("linux-6.18", "sched", "sched_process_fork");
     Record r(f);
     r.num("common_type", f.id).num("common_pid", 4242).num("parent_pid", 4242).num("child_pid", 4300);
     r.dynamic("parent_comm", "bash").dynamic("child_comm", "make -j2");
@@ -123,7 +120,7 @@ TEST(Decode, ForkWithDataLocStringsOn618)
 
 TEST(Decode, ForkWithCharArraysOn61)
 {
-    auto f = format("linux-6.1", "sched", "sched_process_fork");
+    auto f = reference_format("linux-6.1", "sched", "sched_process_fork");
     Record r(f);
     r.chars("parent_comm", "bash").num("parent_pid", 1).chars("child_comm", "0123456789abcdef");
     r.num("child_pid", 2);
@@ -135,7 +132,7 @@ TEST(Decode, ForkWithCharArraysOn61)
 
 TEST(Decode, SyscallIntegersPointersAndSigns)
 {
-    auto f = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto f = reference_format("linux-6.18", "syscalls", "sys_enter_read");
     Record r(f);
     r.num("__syscall_nr", static_cast<std::uint32_t>(-1)).num("fd", 3).num("buf", 0x7ffd8551e738ULL);
     r.num("count", 832);
@@ -154,7 +151,7 @@ TEST(Decode, SyscallIntegersPointersAndSigns)
 
 TEST(Decode, ByteArraysAndEscapes)
 {
-    auto f = format("linux-6.18", "tcp", "tcp_probe");
+    auto f = reference_format("linux-6.18", "tcp", "tcp_probe");
     Record r(f);
     auto& b = r.bytes();
     const tpkit::Field* saddr = f.field("saddr");
@@ -168,7 +165,7 @@ TEST(Decode, ByteArraysAndEscapes)
     EXPECT_EQ(v.str().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
     EXPECT_EQ(v.json().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
 
-    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto fork = reference_format("linux-6.18", "sched", "sched_process_fork");
     Record s(fork);
     s.dynamic("parent_comm", "a\tb\"c").dynamic("child_comm", "");
     EXPECT_EQ(text(fork, s, "parent_comm"), "a\\x09b\"c");
@@ -178,7 +175,7 @@ TEST(Decode, ByteArraysAndEscapes)
 
 TEST(Decode, TextPrefixPadsTheEscapedComm)
 {
-    auto f = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto f = reference_format("linux-6.18", "syscalls", "sys_enter_read");
     Record r(f);
     r.num("common_type", f.id).num("fd", 3);
     auto line = [&](std::string_view comm, std::uint32_t tid, std::uint32_t cpu) {
@@ -250,7 +247,7 @@ public:
     }
     const tpkit::EventFormat& event(const char* system, const char* name)
     {
-        formats_.push_back(std::make_unique<tpkit::EventFormat>(format(kernel_, system, name)));
+        formats_.push_back(std::make_unique<tpkit::EventFormat>(reference_format(kernel_, system, name)));
         text_.add_file(*formats_.back(),
                        fs::path(TPKIT_FORMATS_DIR) / kernel_ / system / name / "format");
         return *formats_.back();

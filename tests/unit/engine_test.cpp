@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Engine configuration from the reference kernels' real format files: events by name and glob,
 // how each field is read, --by keys, histogram values, record layouts, positionals.
+#include "reference_data.hpp"
 #include "tpkit/engine.hpp"
 #include "tpkit/error.hpp"
 #include "tpkit/hist.h"
@@ -16,13 +17,8 @@ using tpkit::Exit;
 
 namespace {
 
-fs::path events_root(const char* kernel) { return fs::path(TPKIT_FORMATS_DIR) / kernel; }
-
-tpkit::EventFormat format(const char* kernel, const char* system, const char* event)
-{
-    auto f = tpkit::read_format(events_root(kernel) / system / event / "format");
-    return f;
-}
+using tpkit::test::events_root;
+using tpkit::test::reference_format;
 
 template <class F>
 Exit exit_of(F&& f)
@@ -196,7 +192,7 @@ TEST(EngineEvents, SnoopFieldsAndRecordLayout)
 
 TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
 {
-    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto read = reference_format("linux-6.18", "syscalls", "sys_enter_read");
     auto count = tpkit::field_spec(*read.field("count"));
     EXPECT_EQ(count.access, TPKIT_FIELD_LOAD);
     EXPECT_EQ(count.offset, 32u);
@@ -213,11 +209,11 @@ TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
     EXPECT_EQ(buf.is_signed, 0);
 
     // Strings: char[16] on 6.1, __data_loc on 6.18.
-    auto old = tpkit::field_spec(*format("linux-6.1", "sched", "sched_process_fork").field("parent_comm"));
+    auto old = tpkit::field_spec(*reference_format("linux-6.1", "sched", "sched_process_fork").field("parent_comm"));
     EXPECT_EQ(old.access, TPKIT_FIELD_STR_FIXED);
     EXPECT_EQ(old.offset, 8u);
     EXPECT_EQ(old.size, 16u);
-    auto now = tpkit::field_spec(*format("linux-6.18", "sched", "sched_process_fork").field("parent_comm"));
+    auto now = tpkit::field_spec(*reference_format("linux-6.18", "sched", "sched_process_fork").field("parent_comm"));
     EXPECT_EQ(now.access, TPKIT_FIELD_STR_DATA_LOC);
 
     // Every integer field of both kernels: loaded directly exactly when aligned and inside the
@@ -225,7 +221,7 @@ TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
     for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
         std::size_t loads = 0, probes = 0;
         for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
-            auto f = format(kernel, name.system.c_str(), name.event.c_str());
+            auto f = reference_format(kernel, name.system.c_str(), name.event.c_str());
             for (const auto& field : f.fields) {
                 auto spec = tpkit::field_spec(field);
                 if (!tpkit::is_numeric(field))
@@ -272,7 +268,7 @@ print fmt: "x"
 
 TEST(EngineFields, HistogramValueMustBeAnInteger)
 {
-    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto fork = reference_format("linux-6.18", "sched", "sched_process_fork");
     tpkit_engine_config config{};
     tpkit::configure_value(config, fork, "child_pid");
     EXPECT_EQ(config.value.offset, 20u);
@@ -288,7 +284,7 @@ TEST(EngineFields, HistogramValueMustBeAnInteger)
                   "sched:sched_process_fork has no field 'nosuch' (fields: parent_comm, "
                   "parent_pid, child_comm, child_pid)");
     }
-    auto probe = format("linux-6.18", "tcp", "tcp_probe");
+    auto probe = reference_format("linux-6.18", "tcp", "tcp_probe");
     EXPECT_EQ(exit_of([&] { tpkit::configure_value(config, probe, "saddr"); }), Exit::usage);
 }
 
@@ -305,7 +301,7 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     EXPECT_EQ(key.parts, Parts{TPKIT_KEY_FIELD});
     EXPECT_EQ(key.name(), "child_comm");
 
-    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto fork = reference_format("linux-6.18", "sched", "sched_process_fork");
     tpkit_engine_config config{};
     tpkit::configure_key(config, key, fork);
     EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_FIELD));
@@ -327,7 +323,7 @@ TEST(EngineKeys, ByGenericKeysAndFields)
     EXPECT_EQ(tpkit::key_text(k, key, TPKIT_KEY_FIELD, fork), "bash");
     k.number = static_cast<std::uint64_t>(-3);
     EXPECT_EQ(tpkit::key_text(k, parse_key("child_pid", {}), TPKIT_KEY_FIELD, fork), "-3");
-    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto read = reference_format("linux-6.18", "syscalls", "sys_enter_read");
     k.number = 0xffff8880deadbeefULL;
     EXPECT_EQ(tpkit::key_text(k, parse_key("buf", {}), TPKIT_KEY_FIELD, read), "0xffff8880deadbeef");
     k.number = 4096;
@@ -367,7 +363,7 @@ TEST(EngineKeys, CompositeKeysInTheirOrder)
     EXPECT_EQ(exit_of([&] { parse_key("kstack", {TPKIT_KEY_PID}); }), Exit::usage);
 
     // Each part from its own member of the key.
-    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto fork = reference_format("linux-6.18", "sched", "sched_process_fork");
     tpkit_engine_config config{};
     tpkit::configure_key(config, comm_field, fork);
     EXPECT_EQ(config.key_parts, TPKIT_KEY_BIT(TPKIT_KEY_COMM) | TPKIT_KEY_BIT(TPKIT_KEY_FIELD));
@@ -389,10 +385,10 @@ TEST(EngineKeys, CompositeKeysInTheirOrder)
 TEST(EngineKeys, SyscallsAndErrorsByName)
 {
     using tpkit::parse_key;
-    auto raw_enter = format("linux-6.18", "raw_syscalls", "sys_enter");
-    auto raw_exit = format("linux-6.18", "raw_syscalls", "sys_exit");
-    auto openat = format("linux-6.18", "syscalls", "sys_exit_openat");
-    auto fork = format("linux-6.18", "sched", "sched_process_fork");
+    auto raw_enter = reference_format("linux-6.18", "raw_syscalls", "sys_enter");
+    auto raw_exit = reference_format("linux-6.18", "raw_syscalls", "sys_exit");
+    auto openat = reference_format("linux-6.18", "syscalls", "sys_exit_openat");
+    auto fork = reference_format("linux-6.18", "sched", "sched_process_fork");
     auto by_syscall = parse_key("syscall", {});
     auto by_errno = parse_key("errno", {});
     EXPECT_EQ(by_syscall.name(), "syscall");
@@ -432,7 +428,7 @@ TEST(EngineKeys, SyscallsAndErrorsByName)
 TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)
 {
     tpkit_engine_config config{};
-    auto now = format("linux-6.18", "sched", "sched_process_fork");
+    auto now = reference_format("linux-6.18", "sched", "sched_process_fork");
     tpkit::configure_record(config, now);
     EXPECT_EQ(config.event_id, now.id);
     EXPECT_EQ(config.fixed_size, 24u);
@@ -440,14 +436,14 @@ TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)
     EXPECT_EQ(config.dynamic_offsets[0], 8u);
     EXPECT_EQ(config.dynamic_offsets[1], 16u);
 
-    tpkit::configure_record(config, format("linux-6.1", "sched", "sched_process_fork"));
+    tpkit::configure_record(config, reference_format("linux-6.1", "sched", "sched_process_fork"));
     EXPECT_EQ(config.fixed_size, 48u);
     EXPECT_EQ(config.dynamic_count, 0u);
 
     // Every event of both kernels fits the copy.
     for (const char* kernel : {"linux-6.1", "linux-6.18"})
         for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
-            auto f = format(kernel, name.system.c_str(), name.event.c_str());
+            auto f = reference_format(kernel, name.system.c_str(), name.event.c_str());
             ASSERT_EQ(exit_of([&] { tpkit::configure_record(config, f); }), Exit::ok) << name.str();
             EXPECT_LE(config.fixed_size, std::uint32_t(TPKIT_SNOOP_RECORD_MAX));
         }
@@ -495,7 +491,7 @@ TEST(EngineHistogram, SlotsOfTheChosenLayout)
 
 TEST(EngineKeys, SyscallStringsByTheString)
 {
-    auto openat = format("linux-6.18", "syscalls", "sys_enter_openat");
+    auto openat = reference_format("linux-6.18", "syscalls", "sys_enter_openat");
     auto by = tpkit::parse_key("filename", {});
     tpkit_engine_config config{};
     tpkit::configure_key(config, by, openat);
@@ -508,7 +504,7 @@ TEST(EngineKeys, SyscallStringsByTheString)
     k.flags = TPKIT_KEY_CUT;
     EXPECT_EQ(tpkit::key_text(k, by, TPKIT_KEY_FIELD, openat), "/etc/passwd…");
     // Other pointers stay numbers.
-    auto read = format("linux-6.18", "syscalls", "sys_enter_read");
+    auto read = reference_format("linux-6.18", "syscalls", "sys_enter_read");
     tpkit::configure_key(config, tpkit::parse_key("buf", {}), read);
     EXPECT_EQ(config.key_field.access, TPKIT_FIELD_LOAD);
 }

@@ -14,7 +14,7 @@
 
 namespace {
 
-constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t all_ones = std::numeric_limits<std::uint64_t>::max();
 
 template <class Hist>
 std::uint64_t total(const Hist& h)
@@ -27,7 +27,7 @@ std::uint64_t total(const Hist& h)
 TEST(HistAdd, Log2ValuesLandInTheirSlot)
 {
     tpkit_log2_hist h{};
-    for (std::uint64_t v : std::vector<std::uint64_t>{0, 1, 2, 3, 1000, 1023, 1024, u64_max})
+    for (std::uint64_t v : std::vector<std::uint64_t>{0, 1, 2, 3, 1000, 1023, 1024, all_ones})
         tpkit_log2_hist_add(&h, v);
     tpkit_log2_hist_add_atomic(&h, 1024);
     EXPECT_EQ(h.slots[0], 2u);
@@ -43,7 +43,7 @@ TEST(HistAdd, LogLinearAndLinearUseTheSlotFunctions)
     auto loglinear = std::make_unique<tpkit_loglinear_hist>();
     tpkit_loglinear_hist_add(loglinear.get(), 10, 2);         // slot 9 (see HistSlots)
     tpkit_loglinear_hist_add_atomic(loglinear.get(), 11, 2);  // slot 9
-    tpkit_loglinear_hist_add(loglinear.get(), u64_max, 4);    // the last slot
+    tpkit_loglinear_hist_add(loglinear.get(), all_ones, 4);    // the last slot
     EXPECT_EQ(loglinear->slots[9], 2u);
     EXPECT_EQ(loglinear->slots[TPKIT_LOGLINEAR_SLOTS - 1], 1u);
     EXPECT_EQ(total(*loglinear), 3u);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The tpgen tool itself, run as a process: its command line and exit codes as every tool's, its
 // output never silently lost or left half-written, and nothing left behind when a signal stops it.
+#include "reference_data.hpp"
 #include "scratch.hpp"
 
 #include <gtest/gtest.h>
@@ -27,17 +28,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path data_dir = TPKIT_TEST_DATA;
+using tpkit::test::data_dir;
+using tpkit::test::slurp;
 
 fs::path scratch() { return tpkit::test::scratch_dir("tpgen-cli-test"); }
-
-std::string slurp(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::vector<std::string> reference_6_18()
 {

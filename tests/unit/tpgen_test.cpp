@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen over the reference kernels' format files and BTF: goldens of representative events,
 // every event of both kernels compiled for BPF, the committed headers kept fresh, and errors.
+#include "reference_data.hpp"
 #include "tpkit/btf.hpp"
 #include "tpkit/error.hpp"
 #include "tpkit/tpgen.hpp"
@@ -21,7 +22,8 @@ using tpgen::FormatSet;
 
 namespace {
 
-const fs::path data_dir = TPKIT_TEST_DATA;
+using tpkit::test::data_dir;
+using tpkit::test::slurp;
 const fs::path repo_root = data_dir.parent_path().parent_path();
 const fs::path tp_dir = repo_root / "bpf/include/tpkit/tp";
 
@@ -59,14 +61,6 @@ std::vector<Flavour> reference_flavours() { return {kernel("6.1", "v6_1"), kerne
 std::vector<TracepointName> names(const std::vector<std::string>& patterns, const Flavour& f)
 {
     return tpgen::expand(patterns, {f.formats});
-}
-
-std::string slurp(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 // Compares with a committed file (or rewrites it when refreshing); on a difference names the
