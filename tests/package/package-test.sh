@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# package-test.sh BUILD_DIR SOURCE_DIR WORK_DIR
-# Builds the .deb packages from BUILD_DIR (cpack), checks them with lintian (no error), then in a
-# fresh minimal Debian 12 root with Debian's libbpf-tools installed: installs both (no file
-# conflict), runs forksnoop -d 1 by its short name, builds examples/embed against the installed
-# libtpkit-dev, purges both and finds no file left behind.
+# package-test.sh install|use BUILD_DIR SOURCE_DIR WORK_DIR
+# install: builds the .deb packages from BUILD_DIR (cpack), checks them with lintian (no error),
+# then in a fresh minimal Debian 12 root with Debian's libbpf-tools installed: installs both (no
+# file conflict) and builds examples/embed against the installed libtpkit-dev.
+# use: runs forksnoop -d 1 by its short name there, purges both packages and finds no file left
+# behind. Only this step loads BPF, so only it takes the live tests' lock (tests/package).
 # Needs root, debootstrap, lintian and a Debian mirror (apt's own); exit 77 (skip) without
 # them unless TPKIT_REQUIRE_BPF=1. The bare root is cached in TPKIT_DEBIAN_ROOT_CACHE.
 set -euo pipefail
-build=$1 source_dir=$2 work=$3/work
+step=$1 build=$2 source_dir=$3 work=$4/work
+case $step in install|use) ;; *) echo "package-test: unknown step $step" >&2; exit 2 ;; esac
 
 fail() { echo "package-test: $*" >&2; exit 1; }
 skip() {
@@ -25,6 +27,36 @@ root=$work/root
 cleanup() { umount -R "$root/proc" "$root/sys" "$root/dev" 2>/dev/null || true; }
 trap cleanup EXIT
 cleanup
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /bin/bash -c "$1"; }
+snapshot() {
+  in_root "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /root \
+           -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \\) -prune \
+           -o -print" | sort
+}
+
+if [ "$step" = use ]; then
+  [ -s "$work/before" ] || fail "nothing installed: the install step did not pass"
+  mount --bind /proc "$root/proc"; mount --bind /sys "$root/sys"; mount --rbind /dev "$root/dev"
+  echo "package-test: forksnoop -d 1" >&2
+  in_root "(sleep 0.5; for i in 1 2 3; do /bin/true; done) & forksnoop -d 1; wait" >"$work/forksnoop.out" 2>"$work/forksnoop.err" ||
+    { cat "$work/forksnoop.err" >&2; fail "forksnoop -d 1 failed"; }
+  head -n1 "$work/forksnoop.out" | grep -q PCOMM || { cat "$work/forksnoop.out" >&2; fail "forksnoop printed no header"; }
+  forks=$(grep -c ' process$' "$work/forksnoop.out" || true)
+  [ "$forks" -ge 3 ] || { cat "$work/forksnoop.out" >&2; fail "forksnoop saw $forks forks, expected at least 3"; }
+  echo "package-test: forksnoop saw $forks forks" >&2
+
+  echo "package-test: dpkg --purge tpkit libtpkit-dev" >&2
+  in_root "dpkg --purge tpkit libtpkit-dev" >"$work/dpkg-purge.log" 2>&1 ||
+    { cat "$work/dpkg-purge.log" >&2; fail "dpkg --purge failed"; }
+  snapshot >"$work/after"
+  if ! diff "$work/before" "$work/after" >"$work/left-behind"; then
+    cat "$work/left-behind" >&2
+    fail "purging the packages left files behind (or removed others')"
+  fi
+  echo "package-test: installed, ran, built against, purged: nothing left behind"
+  exit 0
+fi
+
 rm -rf "$work"
 mkdir -p "$work/debs"
 
@@ -69,7 +101,6 @@ mount --bind /proc "$root/proc"; mount --bind /sys "$root/sys"; mount --rbind /d
 mkdir -p "$root/tmp/debs" "$root/tmp/embed"
 cp "${debs[@]}" "$root/tmp/debs/"
 cp -a "$source_dir/examples/embed/." "$root/tmp/embed/"
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 /bin/bash -c "$1"; }
 
 # What the packages depend on, and what recommends and the example's build need, installed
 # first: the snapshot below is taken with them, so that only tpkit's own files are compared.
@@ -79,12 +110,7 @@ echo "package-test: apt-get install libbpf-tools g++ make $deps" >&2
 in_root "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
          apt-get install -y -qq --no-install-recommends libbpf-tools g++ make $deps" \
   >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "installing the dependencies failed"; }
-snapshot() {
-  in_root "find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /tmp -o -path /root \
-           -o -path /var/lib/dpkg -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \\) -prune \
-           -o -print" | sort
-}
-snapshot >"$work/before"
+snapshot >"$work/before.tmp"
 
 echo "package-test: dpkg -i $(cd "$work/debs" && echo *.deb)" >&2
 in_root "dpkg -i /tmp/debs/*.deb" >"$work/dpkg-install.log" 2>&1 ||
@@ -96,26 +122,13 @@ in_root "/usr/libexec/tpkit/execsnoop --version" | grep -q '^execsnoop (tpkit) '
   fail "/usr/libexec/tpkit/execsnoop is not tpkit's execsnoop"
 in_root "tpkit execsnoop --version" | grep -q '^execsnoop (tpkit) ' || fail "'tpkit execsnoop' does not run it"
 
-echo "package-test: forksnoop -d 1" >&2
-in_root "(sleep 0.5; for i in 1 2 3; do /bin/true; done) & forksnoop -d 1; wait" >"$work/forksnoop.out" 2>"$work/forksnoop.err" ||
-  { cat "$work/forksnoop.err" >&2; fail "forksnoop -d 1 failed"; }
-head -n1 "$work/forksnoop.out" | grep -q PCOMM || { cat "$work/forksnoop.out" >&2; fail "forksnoop printed no header"; }
-forks=$(grep -c ' process$' "$work/forksnoop.out" || true)
-[ "$forks" -ge 3 ] || { cat "$work/forksnoop.out" >&2; fail "forksnoop saw $forks forks, expected at least 3"; }
-echo "package-test: forksnoop saw $forks forks" >&2
-
 echo "package-test: examples/embed against the installed libtpkit-dev" >&2
 in_root "cmake -S /tmp/embed -B /tmp/embed-build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/embed-build -j2" \
   >"$work/embed.log" 2>&1 || { tail -n 30 "$work/embed.log" >&2; fail "building examples/embed failed"; }
 [ -x "$root/tmp/embed-build/forkwatch" ] && [ -x "$root/tmp/embed-build/switchhist" ] ||
   fail "examples/embed built no forkwatch and switchhist"
 
-echo "package-test: dpkg --purge tpkit libtpkit-dev" >&2
-in_root "dpkg --purge tpkit libtpkit-dev" >"$work/dpkg-purge.log" 2>&1 ||
-  { cat "$work/dpkg-purge.log" >&2; fail "dpkg --purge failed"; }
-snapshot >"$work/after"
-if ! diff "$work/before" "$work/after" >"$work/left-behind"; then
-  cat "$work/left-behind" >&2
-  fail "purging the packages left files behind (or removed others')"
-fi
-echo "package-test: installed, ran, built against, purged: nothing left behind"
+# The snapshot of before the install, kept only now that the install is complete: the use step
+# runs only after a whole install.
+mv "$work/before.tmp" "$work/before"
+echo "package-test: installed, examples/embed built against them"
