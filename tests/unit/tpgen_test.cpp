@@ -199,6 +199,7 @@ std::vector<Golden> goldens()
         {"xfs_agfl_free_deferred-6.18.h", {kernel("6.18")}, {"xfs:xfs_agfl_free_deferred"}},
         {"tcp_probe-6.18.h", {kernel("6.18")}, {"tcp:tcp_probe"}},
         {"sched_process_fork-raw-6.18.h", {kernel("6.18")}, {"sched:sched_process_fork"}, true},
+        {"sched_process_fork-6.12.h", {kernel("6.12")}, {"sched:sched_process_fork"}},
     };
 }
 
@@ -264,7 +265,7 @@ TEST(TpgenRecords, ForkCommMovesFromArrayToDataLocAndTheGetterChoosesAtLoadTime)
 
 TEST(TpgenRecords, EventsOfAClassShareTheClassStruct)
 {
-    for (const char* k : {"6.1", "6.18"}) {
+    for (const char* k : {"6.1", "6.12", "6.18"}) {
         for (const char* e : {"netif_receive_skb", "netif_rx", "net_dev_queue"}) {
             auto found = tpgen::find_record_struct(kernel_btf(k), formats(k).read({"net", e}));
             ASSERT_TRUE(found) << k << " " << e;
@@ -353,6 +354,19 @@ TEST(TpgenInput, TarballsAndDirectoriesHoldTheSameEvents)
     auto from_tar = tar.events();
     EXPECT_EQ(from_tar.size(), 1390u);
     EXPECT_EQ(tar.read({"sched", "sched_process_fork"}).id, 308u);
+
+    // 6.12's tarball, made by busybox tar in a VM (tests/kernels/capture-fixtures.sh).
+    FormatSet tar612 = FormatSet::open(data_dir / "formats/linux-6.12.tar.gz");
+    EXPECT_EQ(tar612.label(), "linux-6.12");
+    auto text = [](const std::vector<TracepointName>& events) {
+        std::vector<std::string> out;
+        for (const auto& e : events)
+            out.push_back(e.str());
+        return out;
+    };
+    EXPECT_EQ(text(tar612.events()), text(formats("6.12").events()));
+    EXPECT_EQ(tar612.events().size(), 1552u);
+    EXPECT_EQ(tar612.read({"sched", "sched_process_fork"}).id, 304u);
 }
 
 TEST(TpgenInput, GlobsExpandInOrderOnceEachAndUnknownEventsFail)
