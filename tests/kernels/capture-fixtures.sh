@@ -33,6 +33,7 @@ done
 [ -x /bin/busybox ] || die "/bin/busybox not installed (package busybox-static)"
 mkdir -p "$work"
 
+# shellcheck source=kernel-package.sh
 . "$here/kernel-package.sh" # sets deb (the package) and vmlinuz
 
 # ---- BTF: the .BTF section of the vmlinux inside the bzImage ---------------------------------

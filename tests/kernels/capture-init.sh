@@ -19,9 +19,16 @@ mount -t tracefs tracefs /sys/kernel/tracing
 echo 1 > /proc/sys/kernel/printk # no kernel message inside the base64
 exec 2>&1
 
+# What cannot go on ends the capture, saying so (the host then writes nothing).
+fail() {
+	echo "TPK-INFO $*"
+	echo "TPK-DONE 1"
+	poweroff -f
+}
+
 echo "TPK-KERNEL $(uname -r)"
 echo "TPK-BTF-SHA256 $(sha256sum < /sys/kernel/btf/vmlinux | cut -d' ' -f1)"
-cd /sys/kernel/tracing/events
+cd /sys/kernel/tracing/events || fail "no tracefs events"
 # The names in the order find walks the tree as tar would: each directory before its entries, in
 # the kernel's readdir order; only header_* and the format files (no enable, filter, id, trigger).
 find . \( -type d -o -name format -o -name 'header_*' \) > /tmp/names
@@ -36,9 +43,12 @@ while read -r name; do
 	if [ -d "$name" ]; then mkdir -p "/tmp/events/$name"; else cat "$name" > "/tmp/events/$name"; fi ||
 		status=1
 done < /tmp/names
-cd /tmp/events
+cd /tmp/events || fail "no copy of the events"
+# shellcheck disable=SC3040 # busybox ash has it
 set -o pipefail
 echo TPK-FORMATS-BEGIN
+# One word per name (tracefs names have no blanks).
+# shellcheck disable=SC2046
 tar c --no-recursion --numeric-owner -f - $(cat /tmp/names) | gzip -9 | base64 || status=1
 echo TPK-FORMATS-END
 echo "TPK-DONE $status"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+# shellcheck shell=bash
 # Sourced (bash) by run-kernel-test.sh and capture-fixtures.sh: the newest Debian kernel package
 # whose name matches $regex (an extended regex over package names), downloaded once.
 #
@@ -9,6 +10,7 @@
 # When apt has no matching package or the download fails, the newest cached .deb whose package
 # name matches is used: a kernel apt does not know can be put there by hand.
 
+: "${regex:?the caller sets regex}"
 cache=${TPKIT_KERNEL_CACHE:-/var/cache/tpkit-kernels}
 if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
   cache=${XDG_CACHE_HOME:-$HOME/.cache}/tpkit-kernels

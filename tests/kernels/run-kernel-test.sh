@@ -48,6 +48,7 @@ plan=$("$tests" --gtest_list_tests --gtest_filter="$filter" |
 [ -n "$plan" ] || die "no test matches '$filter'"
 
 # ---- the kernel: newest matching package, downloaded once ------------------------------------
+# shellcheck source=kernel-package.sh
 . "$here/kernel-package.sh" # sets deb (the package) and vmlinuz
 # The loop driver, for the block tools' tests (loop devices over files): a module in Debian's
 # kernels, and the initramfs has no modules of its own. Unsigned packages: no signature needed.
