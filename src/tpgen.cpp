@@ -68,7 +68,9 @@ bool is_text(const Field& f)
 
 // ---- layout ---------------------------------------------------------------------------------
 
-enum class Repr { integer, pointer, enumeration, array, dynamic };
+// composite: a struct or union in BTF (uuid_t, guid_t, …), declared as a struct of its bytes:
+// a kind libbpf relocates against any kernel struct or union, and read as bytes, as an array is.
+enum class Repr { integer, pointer, enumeration, array, dynamic, composite };
 
 struct Member {
     Field field;
@@ -79,7 +81,7 @@ struct Member {
     std::uint32_t align = 1;
 
     bool flexible() const { return repr == Repr::array && field.size == 0; }
-    bool scalar() const { return repr != Repr::array && repr != Repr::dynamic; }
+    bool scalar() const { return repr != Repr::array && repr != Repr::dynamic && repr != Repr::composite; }
 
     std::string decl() const
     {
@@ -93,6 +95,8 @@ struct Member {
             return fmt::format("tpkit_tp_enum{} {}", f.size * 8, name);
         case Repr::dynamic:
             return "__u32 " + name;
+        case Repr::composite:
+            return fmt::format("struct {{ __u8 bytes[{}]; }} {}", f.size, name);
         case Repr::array:
             break;
         }
@@ -138,6 +142,8 @@ std::uint32_t natural_align(const Member& m)
         return m.field.size;
     case Repr::array:
         return m.text ? 1 : m.elem == Repr::pointer ? 8 : m.align;
+    case Repr::composite:
+        return 1;
     }
     return 1;
 }
@@ -207,9 +213,13 @@ Member make_member(const TracepointName& event, const Field& f, const std::vecto
         m.repr = Repr::enumeration;
         if (f.size != 1 && f.size != 2 && f.size != 4)
             fail(event, f.name, fmt::format("an enum of {} bytes", f.size));
+    } else if (bm && kind == BtfKind::composite) {
+        m.repr = Repr::composite;
+        if (f.size == 0)
+            fail(event, f.name, "a struct of no bytes");
     } else {
         if (bm && kind != BtfKind::integer)
-            fail(event, f.name, "neither an integer, a pointer, an enum nor an array in BTF");
+            fail(event, f.name, "neither an integer, a pointer, an enum, an array nor a struct in BTF");
         m.repr = Repr::integer;
         if (!valid_int_size(f.size))
             fail(event, f.name, fmt::format("an integer of {} bytes", f.size));
@@ -546,7 +556,10 @@ std::string emit_struct(const Record& r, std::string_view flavour, std::size_t f
     for (const auto& m : r.members) {
         if (m.field.offset > cursor)
             out += fmt::format("\t__u8 {}[{}];\n", pad_name(cursor), m.field.offset - cursor);
-        out += "\t" + m.decl() + ";\n";
+        out += "\t" + m.decl() + ";";
+        if (m.repr == Repr::composite)
+            out += fmt::format(" /* {} in the kernel: its bytes */", m.field.type);
+        out += "\n";
         cursor = m.field.offset + m.field.size;
     }
     std::vector<std::string> attrs;

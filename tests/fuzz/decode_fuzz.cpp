@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop's rendering of random records of real events: the first two input bytes choose the
-// event (of both reference kernels), the rest is what the BPF side sends (header, record).
+// event (of every reference kernel), the rest is what the BPF side sends (header, record).
 // Every JSON line must parse as JSON with one member per field; a text line is one line.
 #include "tpkit/decode.hpp"
 

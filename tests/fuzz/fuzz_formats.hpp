@@ -13,7 +13,7 @@ namespace fuzz {
 inline std::vector<tpkit::EventFormat> reference_formats()
 {
     std::vector<tpkit::EventFormat> formats;
-    for (const char* kernel : {"linux-6.18", "linux-6.1"}) {
+    for (const char* kernel : {"linux-6.18", "linux-6.1", "linux-6.12"}) {
         auto set = tpkit::tpgen::FormatSet::open(std::string(TPKIT_TEST_DATA) + "/formats/" +
                                                  kernel + ".tar.gz");
         for (const auto& name : set.events())

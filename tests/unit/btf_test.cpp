@@ -118,6 +118,7 @@ bool contains(const std::string& text, const std::string& part)
 TEST(BtfLoad, ReferenceKernelsRawAndGzip)
 {
     EXPECT_EQ(load_in_child(data_dir / "btf/linux-6.18.btf.gz"), "ok");
+    EXPECT_EQ(load_in_child(data_dir / "btf/linux-6.12.btf.gz"), "ok");
     EXPECT_EQ(load_in_child(write_file("raw-6.1.btf", gunzip(data_dir / "btf/linux-6.1.btf.gz"))), "ok");
 }
 

@@ -118,16 +118,37 @@ TEST(Decode, ForkWithDataLocStringsOn618)
     EXPECT_FALSE(tpkit::SnoopEvent::parse(short_data, event));
 }
 
-TEST(Decode, ForkWithCharArraysOn61)
+TEST(Decode, ForkWithCharArraysOn61And612)
 {
-    auto f = reference_format("linux-6.1", "sched", "sched_process_fork");
+    for (const char* kernel : {"linux-6.1", "linux-6.12"}) {
+        SCOPED_TRACE(kernel);
+        auto f = reference_format(kernel, "sched", "sched_process_fork");
+        Record r(f);
+        r.chars("parent_comm", "bash").num("parent_pid", 1).chars("child_comm", "0123456789abcdef");
+        r.num("child_pid", 2);
+        EXPECT_EQ(text(f, r, "parent_comm"), "bash");
+        // A full char[16] has no NUL: all 16 bytes, nothing of the next field.
+        EXPECT_EQ(text(f, r, "child_comm"), "0123456789abcdef");
+        EXPECT_EQ(text(f, r, "child_pid"), "2");
+    }
+}
+
+// cxl's events on 6.12 carry a uuid_t, a struct of 16 bytes: no integer, so its bytes in hex.
+TEST(Decode, StructFieldIsItsBytesOn612)
+{
+    auto f = reference_format("linux-6.12", "cxl", "cxl_generic_event");
+    ASSERT_EQ(f.field("hdr_uuid")->type, "uuid_t");
+    ASSERT_EQ(f.field("hdr_uuid")->size, 16u);
     Record r(f);
-    r.chars("parent_comm", "bash").num("parent_pid", 1).chars("child_comm", "0123456789abcdef");
-    r.num("child_pid", 2);
-    EXPECT_EQ(text(f, r, "parent_comm"), "bash");
-    // A full char[16] has no NUL: all 16 bytes, nothing of the next field.
-    EXPECT_EQ(text(f, r, "child_comm"), "0123456789abcdef");
-    EXPECT_EQ(text(f, r, "child_pid"), "2");
+    for (std::uint8_t i = 0; i < 16; ++i)
+        r.bytes()[f.field("hdr_uuid")->offset + i] = static_cast<std::uint8_t>(0xf0 | i);
+    r.num("serial", 42);
+    auto uuid = tpkit::decode_field(*f.field("hdr_uuid"), r.span());
+    EXPECT_EQ(uuid.str(), "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+    std::string json;
+    uuid.append_json(json);
+    EXPECT_EQ(json, "\"f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff\"");
+    EXPECT_EQ(text(f, r, "serial"), "42");
 }
 
 TEST(Decode, SyscallIntegersPointersAndSigns)
@@ -362,20 +383,23 @@ TEST(KernelText, SyscallsInTheKernelsOwnForm)
     EXPECT_EQ(kernel.extras(raw, x, "ret"), R"(,"ret_sym":"-EACCES")");
 }
 
-TEST(KernelText, ForkAndExitOn61)
+TEST(KernelText, ForkAndExitOn61And612)
 {
-    KernelTextOf kernel("linux-6.1");
-    const auto& fork = kernel.event("sched", "sched_process_fork");
-    Record r(fork);
-    r.num("common_type", fork.id).chars("parent_comm", "bash").num("parent_pid", 10);
-    r.chars("child_comm", "bash").num("child_pid", 11);
-    EXPECT_EQ(kernel.text(fork, r), "sched_process_fork: comm=bash pid=10 child_comm=bash child_pid=11");
-    const auto& sw = kernel.event("sched", "sched_switch");
-    Record s(sw);
-    s.num("common_type", sw.id).chars("prev_comm", "bash").num("prev_pid", 10).num("prev_prio", 120);
-    s.num("prev_state", 1).chars("next_comm", "swapper/1").num("next_pid", 0).num("next_prio", 120);
-    EXPECT_EQ(kernel.text(sw, s), "sched_switch: prev_comm=bash prev_pid=10 prev_prio=120 prev_state=S "
-                                  "==> next_comm=swapper/1 next_pid=0 next_prio=120");
+    for (const char* version : {"linux-6.1", "linux-6.12"}) {
+        SCOPED_TRACE(version);
+        KernelTextOf kernel(version);
+        const auto& fork = kernel.event("sched", "sched_process_fork");
+        Record r(fork);
+        r.num("common_type", fork.id).chars("parent_comm", "bash").num("parent_pid", 10);
+        r.chars("child_comm", "bash").num("child_pid", 11);
+        EXPECT_EQ(kernel.text(fork, r), "sched_process_fork: comm=bash pid=10 child_comm=bash child_pid=11");
+        const auto& sw = kernel.event("sched", "sched_switch");
+        Record s(sw);
+        s.num("common_type", sw.id).chars("prev_comm", "bash").num("prev_pid", 10).num("prev_prio", 120);
+        s.num("prev_state", 1).chars("next_comm", "swapper/1").num("next_pid", 0).num("next_prio", 120);
+        EXPECT_EQ(kernel.text(sw, s), "sched_switch: prev_comm=bash prev_pid=10 prev_prio=120 prev_state=S "
+                                      "==> next_comm=swapper/1 next_pid=0 next_prio=120");
+    }
 }
 
 TEST(KernelText, JsonCarriesTheNamesBesideTheValues)
@@ -551,7 +575,7 @@ TEST(KernelText, JiffiesAtTheEvent)
 // libtraceevent could not parse), NULL as the kernel's (null).
 TEST(KernelText, KernelStringsReadAtTheEvent)
 {
-    for (const char* version : {"linux-6.1", "linux-6.18"}) {
+    for (const char* version : {"linux-6.1", "linux-6.12", "linux-6.18"}) {
         KernelTextOf kernel(version);
         const auto& rcu = kernel.event("rcu", "rcu_utilization");
         Record r(rcu);

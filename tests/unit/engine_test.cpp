@@ -43,7 +43,7 @@ std::size_t count_format_files(const fs::path& root)
 
 TEST(EngineEvents, ListsEveryEventAndFiltersByGlob)
 {
-    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+    for (const char* kernel : {"linux-6.1", "linux-6.12", "linux-6.18"}) {
         auto all = tpkit::list_events(events_root(kernel), "");
         EXPECT_EQ(all.size(), count_format_files(events_root(kernel))) << kernel;
         EXPECT_TRUE(std::is_sorted(all.begin(), all.end(), [](const auto& a, const auto& b) {
@@ -89,10 +89,13 @@ TEST(EngineEvents, PlansResolveNamesGlobsAndFilters)
     EXPECT_EQ(exit_of([&] { tpkit::plan_events(root, {"syscalls:sys_enter_*"}, "", 10); }),
               Exit::usage);
 
-    // A filter is compiled against each event's own layout: child_pid moved between kernels.
+    // A filter is compiled against each event's own layout: child_pid moved between kernels
+    // (after 6.12, which still has 6.1's layout).
     auto old = tpkit::plan_events(events_root("linux-6.1"), {"sched:sched_process_fork"}, "child_pid == 7");
+    auto v612 = tpkit::plan_events(events_root("linux-6.12"), {"sched:sched_process_fork"}, "child_pid == 7");
     auto now = tpkit::plan_events(root, {"sched:sched_process_fork"}, "child_pid == 7");
     EXPECT_EQ(old[0].filter.insns[0].offset, 44u);
+    EXPECT_EQ(v612[0].filter.insns[0].offset, 44u);
     EXPECT_EQ(now[0].filter.insns[0].offset, 20u);
 
     // The common_* header is not in the record when BPF runs: common_pid is the current thread,
@@ -208,17 +211,19 @@ TEST(EngineFields, DirectLoadsWhereTheVerifierAllowsThem)
     EXPECT_EQ(buf.access, TPKIT_FIELD_LOAD);
     EXPECT_EQ(buf.is_signed, 0);
 
-    // Strings: char[16] on 6.1, __data_loc on 6.18.
-    auto old = tpkit::field_spec(*reference_format("linux-6.1", "sched", "sched_process_fork").field("parent_comm"));
-    EXPECT_EQ(old.access, TPKIT_FIELD_STR_FIXED);
-    EXPECT_EQ(old.offset, 8u);
-    EXPECT_EQ(old.size, 16u);
+    // Strings: char[16] on 6.1 and 6.12, __data_loc on 6.18.
+    for (const char* kernel : {"linux-6.1", "linux-6.12"}) {
+        auto old = tpkit::field_spec(*reference_format(kernel, "sched", "sched_process_fork").field("parent_comm"));
+        EXPECT_EQ(old.access, TPKIT_FIELD_STR_FIXED) << kernel;
+        EXPECT_EQ(old.offset, 8u) << kernel;
+        EXPECT_EQ(old.size, 16u) << kernel;
+    }
     auto now = tpkit::field_spec(*reference_format("linux-6.18", "sched", "sched_process_fork").field("parent_comm"));
     EXPECT_EQ(now.access, TPKIT_FIELD_STR_DATA_LOC);
 
-    // Every integer field of both kernels: loaded directly exactly when aligned and inside the
-    // window, its slot pointing back at its offset.
-    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+    // Every integer field of each reference kernel: loaded directly exactly when aligned and
+    // inside the window, its slot pointing back at its offset.
+    for (const char* kernel : {"linux-6.1", "linux-6.12", "linux-6.18"}) {
         std::size_t loads = 0, probes = 0;
         for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
             auto f = reference_format(kernel, name.system.c_str(), name.event.c_str());
@@ -436,12 +441,14 @@ TEST(EngineRecords, DynamicFieldsAreFoundForTheCopy)
     EXPECT_EQ(config.dynamic_offsets[0], 8u);
     EXPECT_EQ(config.dynamic_offsets[1], 16u);
 
-    tpkit::configure_record(config, reference_format("linux-6.1", "sched", "sched_process_fork"));
-    EXPECT_EQ(config.fixed_size, 48u);
-    EXPECT_EQ(config.dynamic_count, 0u);
+    for (const char* kernel : {"linux-6.1", "linux-6.12"}) {
+        tpkit::configure_record(config, reference_format(kernel, "sched", "sched_process_fork"));
+        EXPECT_EQ(config.fixed_size, 48u) << kernel;
+        EXPECT_EQ(config.dynamic_count, 0u) << kernel;
+    }
 
-    // Every event of both kernels fits the copy.
-    for (const char* kernel : {"linux-6.1", "linux-6.18"})
+    // Every event of each reference kernel fits the copy.
+    for (const char* kernel : {"linux-6.1", "linux-6.12", "linux-6.18"})
         for (const auto& name : tpkit::list_events(events_root(kernel), "")) {
             auto f = reference_format(kernel, name.system.c_str(), name.event.c_str());
             ASSERT_EQ(exit_of([&] { tpkit::configure_record(config, f); }), Exit::ok) << name.str();

@@ -415,21 +415,24 @@ TEST(Filter, DataLocStringsOn618)
     EXPECT_TRUE(matches("child_comm != \"bash\" && parent_pid < 101", format, rec));
 }
 
-TEST(Filter, CharArraysOn61)
+TEST(Filter, CharArraysOn61And612)
 {
-    // sched_process_fork on 6.1: char parent_comm[16] at offset 8, child_pid at 44.
-    auto format = load("linux-6.1", "sched/sched_process_fork");
-    ASSERT_EQ(format.field("parent_comm")->kind, tpkit::FieldKind::array);
-    ASSERT_EQ(format.field("child_pid")->offset, 44u);
-    Record rec(format);
-    rec.str("parent_comm", "bash").str("child_comm", "bash").num("child_pid", 77);
-    EXPECT_TRUE(matches("parent_comm == \"bash\" && child_pid == 77", format, rec));
-    EXPECT_FALSE(matches("parent_comm ~ \"*sh\"", format, rec)); // the char-array END quirk
-    EXPECT_TRUE(matches("parent_comm ~ \"*as*\" && child_comm ~ \"b*\"", format, rec));
+    // sched_process_fork on 6.1 and 6.12: char parent_comm[16] at offset 8, child_pid at 44
+    // (6.12's char is unsigned: the same bytes, the same verdicts).
+    for (const char* kernel : {"linux-6.1", "linux-6.12"}) {
+        SCOPED_TRACE(kernel);
+        auto format = load(kernel, "sched/sched_process_fork");
+        ASSERT_EQ(format.field("parent_comm")->kind, tpkit::FieldKind::array);
+        ASSERT_EQ(format.field("child_pid")->offset, 44u);
+        Record rec(format);
+        rec.str("parent_comm", "bash").str("child_comm", "bash").num("child_pid", 77);
+        EXPECT_TRUE(matches("parent_comm == \"bash\" && child_pid == 77", format, rec));
+        EXPECT_FALSE(matches("parent_comm ~ \"*sh\"", format, rec)); // the char-array END quirk
+        EXPECT_TRUE(matches("parent_comm ~ \"*as*\" && child_comm ~ \"b*\"", format, rec));
+        EXPECT_EQ(compile_filter("child_pid == 77", format).insns[0].offset, 44u);
+    }
     // The same expression over the 6.18 layout reads other offsets.
-    auto p61 = compile_filter("child_pid == 77", format);
     auto p618 = compile_filter("child_pid == 77", load("linux-6.18", "sched/sched_process_fork"));
-    EXPECT_EQ(p61.insns[0].offset, 44u);
     EXPECT_EQ(p618.insns[0].offset, 20u);
 }
 
@@ -614,7 +617,7 @@ TEST(Filter, EveryFieldOfEveryReferenceEventCompiles)
 {
     // Each string field takes a glob and an equality, each integer field of 1/2/4/8 bytes a
     // comparison; the rest are refused with a message, never a crash.
-    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+    for (const char* kernel : {"linux-6.1", "linux-6.12", "linux-6.18"}) {
         std::size_t compiled = 0, refused = 0, events = 0, hidden = 0;
         for (const auto& entry : fs::recursive_directory_iterator(fs::path(TPKIT_FORMATS_DIR) / kernel)) {
             if (entry.path().filename() != "format")

@@ -39,12 +39,14 @@ std::size_t parse_all(const fs::path& root, std::size_t& fields)
 
 } // namespace
 
-TEST(FormatParser, ParsesEveryEventOfBothReferenceKernels)
+TEST(FormatParser, ParsesEveryEventOfEachReferenceKernel)
 {
-    std::size_t fields_61 = 0, fields_618 = 0;
+    std::size_t fields_61 = 0, fields_612 = 0, fields_618 = 0;
     EXPECT_EQ(parse_all(formats("linux-6.1"), fields_61), 1390u);
+    EXPECT_EQ(parse_all(formats("linux-6.12"), fields_612), 1552u);
     EXPECT_EQ(parse_all(formats("linux-6.18"), fields_618), 2323u);
     EXPECT_GT(fields_61, 1390u * 5);
+    EXPECT_GT(fields_612, 1552u * 5);
     EXPECT_GT(fields_618, 2323u * 5);
 }
 
@@ -77,6 +79,29 @@ TEST(FormatParser, ForkCommMovesFromInlineArrayToDataLoc)
     EXPECT_EQ(child->type, "pid_t");
     EXPECT_TRUE(child->is_signed);
     EXPECT_EQ(now.print_fmt.substr(0, 12), "\"comm=%s pid");
+}
+
+TEST(FormatParser, ForkCommOn612IsStillTheInlineArrayOfUnsignedChar)
+{
+    // 6.12 has 6.1's layout; only the sign differs: the kernel is built with -funsigned-char
+    // since 6.2, and the format says so of every char.
+    auto fork = tpkit::read_format(formats("linux-6.12") / "sched/sched_process_fork/format");
+    EXPECT_EQ(fork.id, 304u);
+    const auto* comm = fork.field("parent_comm");
+    ASSERT_NE(comm, nullptr);
+    EXPECT_EQ(comm->kind, FieldKind::array);
+    EXPECT_EQ(comm->type, "char[16]");
+    EXPECT_EQ(comm->array_len, 16u);
+    EXPECT_EQ(comm->offset, 8u);
+    EXPECT_FALSE(comm->is_signed);
+    EXPECT_TRUE(comm->is_string());
+    EXPECT_EQ(fork.field("child_comm")->offset, 28u);
+    EXPECT_EQ(fork.field("child_pid")->offset, 44u);
+    EXPECT_EQ(fork.fixed_size(), 48u);
+    // sched_process_exit: 6.1's fields, without the group_dead 6.18 added.
+    auto exit = tpkit::read_format(formats("linux-6.12") / "sched/sched_process_exit/format");
+    EXPECT_EQ(exit.field("prio")->offset, 28u);
+    EXPECT_EQ(exit.field("group_dead"), nullptr);
 }
 
 TEST(FormatParser, CommonFieldsAndPointers)

@@ -106,11 +106,18 @@ TEST(InetText, DropReasonsNamedFromEachKernelsBtf)
         return tpkit::drop_reason_names(btf.enum_values("skb_drop_reason").value());
     };
     auto v6_1 = reasons("6.1");
+    auto v6_12 = reasons("6.12");
     auto v6_18 = reasons("6.18");
     EXPECT_EQ(v6_1.at(0), "NOT_DROPPED_YET");
     EXPECT_EQ(v6_1.at(1), "NOT_SPECIFIED");
     EXPECT_EQ(v6_1.at(2), "NO_SOCKET");
     EXPECT_EQ(v6_1.at(64), "PKT_TOO_BIG");
+    // 6.12 numbers the first ones as 6.18 does, and has fewer.
+    EXPECT_EQ(v6_12.at(1), "CONSUMED");
+    EXPECT_EQ(v6_12.at(2), "NOT_SPECIFIED");
+    EXPECT_EQ(v6_12.at(3), "NO_SOCKET");
+    EXPECT_EQ(v6_12.at(80), "PKT_TOO_BIG");
+    EXPECT_EQ(v6_12.at(103), "LOCAL_MAC");
     EXPECT_EQ(v6_18.at(1), "CONSUMED");
     EXPECT_EQ(v6_18.at(2), "NOT_SPECIFIED");
     EXPECT_EQ(v6_18.at(3), "NO_SOCKET");

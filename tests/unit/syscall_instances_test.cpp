@@ -34,7 +34,7 @@ std::size_t events_served(const std::vector<tpkit::InstancePlan>& instances)
 
 TEST(SyscallEvents, EveryEventHasItsNumberAndTheRawRecordLayout)
 {
-    for (const char* kernel : {"linux-6.1", "linux-6.18"}) {
+    for (const char* kernel : {"linux-6.1", "linux-6.12", "linux-6.18"}) {
         auto names = tpkit::list_events(events_root(kernel), "syscalls:*");
         ASSERT_GT(names.size(), 600u) << kernel;
         for (const auto& name : names) {
