@@ -73,17 +73,8 @@ mkdir -p "$root"/{bin,proc,sys,dev,tmp}
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 755 "$here/capture-init.sh" "$root/init"
-initrd=$work/initramfs.cpio.gz
-(cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$initrd"
-console=$work/console.log
-start=$(date +%s)
-status=0
-timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg,thread=single -m 512 -smp 2 \
-  -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
-  -append "console=ttyS0 quiet panic=-1" </dev/null >"$console" 2>&1 || status=$?
-echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
+vm_boot "$root" "$work" "panic=-1"
 log=$work/vm.log
-tr -d '\r' <"$console" | sed 's/^.*\(TPK-\)/\1/' >"$log"
 grep -E '^TPK-(KERNEL|INFO|DONE)' "$log" || true
 [ "$(sed -n 's/^TPK-DONE //p' "$log")" = 0 ] || die "the VM did not capture the formats (see $log)"
 kernel_btf=$(sed -n 's/^TPK-BTF-SHA256 //p' "$log")

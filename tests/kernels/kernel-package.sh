@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # shellcheck shell=bash
 # Sourced (bash) by run-kernel-test.sh and capture-fixtures.sh: the newest Debian kernel package
-# whose name matches $regex (an extended regex over package names), downloaded once.
+# whose name matches $regex (an extended regex over package names), downloaded once; and
+# vm_boot, which boots its kernel.
 #
 # Needs: regex, and skip MESSAGE (the caller's way to give up when no kernel can be had).
 # Sets:  cache (where packages are kept: TPKIT_KERNEL_CACHE, default /var/cache/tpkit-kernels,
@@ -46,3 +47,24 @@ if [ ! -s "$vmlinuz" ]; then
   mv "$vmlinuz.tmp" "$vmlinuz"
 fi
 echo "kernel: $(basename "$deb")"
+
+# vm_boot ROOT WORK APPEND: packs ROOT (its /init first to run) into WORK/initramfs.cpio.gz, boots
+# $vmlinuz with it under qemu with the kernel command line "console=ttyS0 quiet APPEND", and
+# writes what the VM printed as lines to WORK/vm.log: no carriage returns, nothing of the
+# console's escape codes before a TPK- marker. The VM is bounded by TPKIT_VM_TIMEOUT (1200 s).
+vm_boot() {
+  local root=$1 work=$2 append=$3 initrd=$2/initramfs.cpio.gz console=$2/console.log
+  local start status=0
+  (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$initrd"
+  echo "initramfs: $(du -h "$initrd" | cut -f1)"
+  start=$(date +%s)
+  # One host thread for both vCPUs (thread=single): with a thread per vCPU, TCG can miss the
+  # kernel patching a static branch (int3, then the new jump; tracepoints switching on and off)
+  # that the other vCPU is executing, and both spin there for ever (soft lockups at
+  # syscall_trace_enter).
+  timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg,thread=single -m 512 -smp 2 \
+    -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
+    -append "console=ttyS0 quiet $append" </dev/null >"$console" 2>&1 || status=$?
+  echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
+  tr -d '\r' <"$console" | sed 's/^.*\(TPK-\)/\1/' >"$work/vm.log"
+}

@@ -84,27 +84,11 @@ done | sort -u | while read -r lib; do
   mkdir -p "$root$(dirname "$lib")"
   cp -L "$lib" "$root$lib"
 done
-initrd=$work/initramfs.cpio.gz
-(cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 > "$initrd"
-echo "initramfs: $(du -h "$initrd" | cut -f1)"
-
-# ---- boot ------------------------------------------------------------------------------------
-console=$work/console.log
-start=$(date +%s)
-status=0
-# One host thread for both vCPUs (thread=single): with a thread per vCPU, TCG can miss the kernel
-# patching a static branch (int3, then the new jump; tracepoints switching on and off) that the
-# other vCPU is executing, and both spin there for ever (soft lockups at syscall_trace_enter).
-# softlockup_panic ends the VM at once should a CPU hang anyway.
-timeout -k 5 "${TPKIT_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg,thread=single -m 512 -smp 2 \
-  -nographic -no-reboot -nic none -kernel "$vmlinuz" -initrd "$initrd" \
-  -append "console=ttyS0 quiet softlockup_panic=1 panic=-1" </dev/null >"$console" 2>&1 || status=$?
-echo "VM ran $(($(date +%s) - start)) s (qemu status $status)"
+# softlockup_panic ends the VM at once should a CPU hang.
+vm_boot "$root" "$work" "softlockup_panic=1 panic=-1"
 
 # ---- verdict ---------------------------------------------------------------------------------
 log=$work/vm.log
-# Lines as the VM wrote them: no carriage returns, nothing of the console's escape codes before a marker.
-tr -d '\r' <"$console" | sed 's/^.*\(TPK-\)/\1/' >"$log"
 grep -E '^(TPK-|\[ +(OK|FAILED|SKIPPED) +\] [A-Za-z])' "$log" | grep -v ' tests\?, listed below' || true
 kernel=$(sed -n 's/^TPK-KERNEL //p' "$log")
 failed="" skipped=0
