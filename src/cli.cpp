@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/cli.hpp"
 
+#include "cli_docs.hpp"
 #include "tpkit/maps.hpp"
 #include "tpkit/metrics.hpp"
 #include "tpkit/program_stats.hpp"
@@ -8,6 +9,7 @@
 #include "tpkit/transport.hpp"
 #include "tpkit/version.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <poll.h>
 #include <signal.h>
@@ -208,20 +210,128 @@ std::string format_hms(time_t seconds)
 }
 
 Cli::Cli(std::string name, std::string description, std::string examples)
-    : name_(std::move(name)), app_(std::move(description), name_)
+    : name_(std::move(name)), app_(std::make_unique<CLI::App>(std::move(description), name_))
 {
     options_.tool = name_;
     claim_standard_fds(); // before anything is opened
-    app_.footer("EXAMPLES:\n" + examples);
-    app_.get_formatter()->column_width(30);
-    app_.set_version_flag("--version", [name = name_] { return version_text(name); },
-                          "Print the version, the git commit and libbpf's version and exit");
+    app_->footer("EXAMPLES:\n" + examples);
+    app_->get_formatter()->column_width(30);
+    app_->set_version_flag("--version", [name = name_] { return version_text(name); },
+                           "Print the version, the git commit and libbpf's version and exit");
     // For the build, not in --help: the man page and the shell completions are made from these.
-    app_.add_flag_callback("--man-page", [] { throw DocsRequest{DocsRequest::man_page}; })
+    app_->add_flag_callback("--man-page", [] { throw DocsRequest{DocsRequest::man_page}; })
         ->group("");
-    app_.add_flag_callback("--completion-options",
-                           [] { throw DocsRequest{DocsRequest::completion_options}; })
+    app_->add_flag_callback("--completion-options",
+                            [] { throw DocsRequest{DocsRequest::completion_options}; })
         ->group("");
+}
+
+Cli::~Cli() = default;
+
+CliOption Cli::flag(std::string names, bool& value, std::string description)
+{
+    return CliOption(app_->add_flag(std::move(names), value, std::move(description)));
+}
+
+CliOption Cli::flag_callback(std::string names, std::function<void()> set, std::string description)
+{
+    return CliOption(app_->add_flag_callback(std::move(names), std::move(set), std::move(description)));
+}
+
+template <class T>
+CliOption Cli::option(std::string names, T& value, std::string description)
+{
+    return CliOption(app_->add_option(std::move(names), value, std::move(description)));
+}
+
+// Every type of value a tool's option takes.
+template CliOption Cli::option(std::string, std::string&, std::string);
+template CliOption Cli::option(std::string, std::vector<std::string>&, std::string);
+template CliOption Cli::option(std::string, int&, std::string);
+template CliOption Cli::option(std::string, unsigned&, std::string);
+template CliOption Cli::option(std::string, unsigned long&, std::string);
+template CliOption Cli::option(std::string, double&, std::string);
+template CliOption Cli::option(std::string, std::optional<std::uint32_t>&, std::string);
+template CliOption Cli::option(std::string, std::optional<double>&, std::string);
+
+CliOption Cli::option_function(std::string names, std::function<void(const std::string&)> take,
+                               std::string description)
+{
+    return CliOption(
+        app_->add_option_function<std::string>(std::move(names), take, std::move(description)));
+}
+
+void Cli::remove_option(const std::string& name)
+{
+    app_->remove_option(app_->get_option(name));
+}
+
+CliOption CliOption::required()
+{
+    option_->required();
+    return *this;
+}
+
+CliOption CliOption::excludes(CliOption other)
+{
+    option_->excludes(other.option_);
+    return *this;
+}
+
+CliOption CliOption::excludes(const std::string& name)
+{
+    option_->excludes(name);
+    return *this;
+}
+
+CliOption CliOption::delimiter(char separator)
+{
+    option_->delimiter(separator);
+    return *this;
+}
+
+CliOption CliOption::allow_extra_args(bool allow)
+{
+    option_->allow_extra_args(allow);
+    return *this;
+}
+
+CliOption CliOption::type_name(std::string name)
+{
+    option_->type_name(std::move(name));
+    return *this;
+}
+
+CliOption CliOption::one_of(std::vector<std::string> values)
+{
+    option_->check(CLI::IsMember(std::move(values)));
+    return *this;
+}
+
+template <class T>
+CliOption CliOption::range(T min, T max)
+{
+    option_->check(CLI::Range(min, max));
+    return *this;
+}
+
+// The types of the bounds the tools give, each printed (and its values read) as its own.
+template CliOption CliOption::range(int, int);
+template CliOption CliOption::range(unsigned, unsigned);
+template CliOption CliOption::range(unsigned long, unsigned long);
+template CliOption CliOption::range(double, double);
+
+CliOption CliOption::positive()
+{
+    option_->check(CLI::PositiveNumber);
+    return *this;
+}
+
+CliOption CliOption::check(std::function<std::string(const std::string&)> problem,
+                           std::string description)
+{
+    option_->check(CLI::Validator(std::move(problem), std::move(description)));
+    return *this;
 }
 
 void Cli::add_common()
@@ -232,15 +342,15 @@ void Cli::add_common()
 
 void Cli::add_task_filters()
 {
-    app_.add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
+    app_->add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
         ->check(positive_integer);
-    app_.add_option("-t,--tid", options_.tid, "only the thread with this TID")
+    app_->add_option("-t,--tid", options_.tid, "only the thread with this TID")
         ->check(positive_integer);
-    app_.add_option("-u,--uid", options_.uid, "only tasks of the user with this UID")
+    app_->add_option("-u,--uid", options_.uid, "only tasks of the user with this UID")
         ->check(CLI::Range(0u, 4294967294u));
-    app_.add_option("--cgroup", options_.cgroup,
-                    "only tasks in this cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)");
-    app_.add_option("--comm", options_.comm, "only tasks whose command name is COMM")
+    app_->add_option("--cgroup", options_.cgroup,
+                     "only tasks in this cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)");
+    app_->add_option("--comm", options_.comm, "only tasks whose command name is COMM")
         ->check([](const std::string& v) {
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
                                               : std::string();
@@ -249,31 +359,31 @@ void Cli::add_task_filters()
     // What the tool itself does (opening tracefs files as it attaches, checking capabilities as
     // it drops them) is not what it was asked to watch.
     options_.include_self = false;
-    app_.add_flag("--include-self", options_.include_self,
-                  "also the tool's own process, which is left out by default");
+    app_->add_flag("--include-self", options_.include_self,
+                   "also the tool's own process, which is left out by default");
 }
 
 void Cli::keep_own_process()
 {
     options_.include_self = true;
-    app_.remove_option(app_.get_option("--include-self"));
+    app_->remove_option(app_->get_option("--include-self"));
 }
 
 void Cli::add_cpu_filter()
 {
-    cpu_ = app_.add_option("--cpu", options_.cpu, "only events on this CPU");
+    cpu_ = app_->add_option("--cpu", options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_run_options()
 {
-    app_.add_flag("-T,--timestamp", options_.timestamp,
-                  "timestamps: HH:MM:SS on interval output, seconds since start on events");
-    duration_ = app_.add_option("-d,--duration", options_.duration, "stop after SECONDS")
+    app_->add_flag("-T,--timestamp", options_.timestamp,
+                   "timestamps: HH:MM:SS on interval output, seconds since start on events");
+    duration_ = app_->add_option("-d,--duration", options_.duration, "stop after SECONDS")
                     ->check(positive_number);
-    app_.add_flag("--json", options_.json, "one JSON object per line (docs/json.md)");
-    app_.add_option("--clock", options_.clock,
-                    "the clock of time_ns in JSON: wall (since the epoch, the default), mono "
-                    "(CLOCK_MONOTONIC, ftrace's mono trace_clock) or boot (CLOCK_BOOTTIME)")
+    app_->add_flag("--json", options_.json, "one JSON object per line (docs/json.md)");
+    app_->add_option("--clock", options_.clock,
+                     "the clock of time_ns in JSON: wall (since the epoch, the default), mono "
+                     "(CLOCK_MONOTONIC, ftrace's mono trace_clock) or boot (CLOCK_BOOTTIME)")
         ->transform(CLI::Validator(
             [](std::string& value) {
                 const std::map<std::string, Clock> clocks{
@@ -286,67 +396,67 @@ void Cli::add_run_options()
             },
             ""))
         ->option_text("CLOCK");
-    app_.add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
+    app_->add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
 }
 
 void Cli::add_interval_count()
 {
-    app_.add_option("interval", options_.interval, "print every INTERVAL seconds")
+    app_->add_option("interval", options_.interval, "print every INTERVAL seconds")
         ->check(positive_number);
-    app_.add_option("count", options_.count, "stop after COUNT intervals")
+    app_->add_option("count", options_.count, "stop after COUNT intervals")
         ->check(positive_integer);
 }
 
 void Cli::add_interval_option()
 {
-    app_.add_option("-i,--interval", options_.interval, "print every INTERVAL seconds")
+    app_->add_option("-i,--interval", options_.interval, "print every INTERVAL seconds")
         ->check(positive_number);
 }
 
 void Cli::add_streaming()
 {
-    app_.add_flag("--perf-buffer", options_.perf_buffer,
-                  "use a perf buffer instead of the BPF ring buffer");
+    app_->add_flag("--perf-buffer", options_.perf_buffer,
+                   "use a perf buffer instead of the BPF ring buffer");
 }
 
 void Cli::add_map_memory()
 {
-    app_.add_option("--max-map-memory", options_.max_map_memory_mib,
-                    "refuse to start when the maps would take more than MIB of kernel memory "
-                    "(default: 1024 or half the available memory)")
+    app_->add_option("--max-map-memory", options_.max_map_memory_mib,
+                     "refuse to start when the maps would take more than MIB of kernel memory "
+                     "(default: 1024 or half the available memory)")
         ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
 }
 
 void Cli::release_short_duration()
 {
-    if (duration_ && app_.remove_option(duration_))
-        duration_ = app_.add_option("--duration", options_.duration, "stop after SECONDS")
+    if (duration_ && app_->remove_option(duration_))
+        duration_ = app_->add_option("--duration", options_.duration, "stop after SECONDS")
                         ->check(positive_number);
 }
 
 void Cli::add_short_cpu()
 {
-    if (cpu_ && app_.remove_option(cpu_))
-        cpu_ = app_.add_option("-c,--cpu", options_.cpu, "only events on this CPU");
+    if (cpu_ && app_->remove_option(cpu_))
+        cpu_ = app_->add_option("-c,--cpu", options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_disk(std::string& disk)
 {
     release_short_duration();
-    app_.add_option("-d,--disk", disk, "only I/O to this disk or partition (sda, loop3, nvme0n1p2)");
+    app_->add_option("-d,--disk", disk, "only I/O to this disk or partition (sda, loop3, nvme0n1p2)");
 }
 
 std::optional<Exit> Cli::parse(int argc, char** argv)
 {
     try {
-        refuse_empty_values(app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
-        app_.parse(argc, argv);
-        refuse_unusable_numbers(app_);
+        refuse_empty_values(*app_, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+        app_->parse(argc, argv);
+        refuse_unusable_numbers(*app_);
     } catch (const CLI::CallForHelp&) {
         // A stdout that cannot be written (a full disk) fails when fmt writes or when flushed.
         std::string failed;
         try {
-            fmt::print("{}", app_.help());
+            fmt::print("{}", app_->help());
             if (std::fflush(stdout) != 0)
                 failed = std::strerror(errno);
         } catch (const std::system_error& e) {
@@ -357,14 +467,14 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         fmt::print(stderr, "{}: cannot write to stdout: {}\n", name_, failed);
         return Exit::failure;
     } catch (const DocsRequest& request) {
-        fmt::print("{}", request.what == DocsRequest::man_page ? man_page_generated(app_)
-                                                                : completion_options(app_));
+        fmt::print("{}", request.what == DocsRequest::man_page ? man_page_generated(*app_)
+                                                                 : completion_options(*app_));
         return Exit::ok;
     } catch (const CLI::CallForVersion& version) {
         fmt::print("{}", version.what());
         return Exit::ok;
     } catch (const CLI::ParseError& e) {
-        fmt::print(stderr, "{}: {} (see --help)\n", name_, one_line(parse_error_text(app_, e)));
+        fmt::print(stderr, "{}: {} (see --help)\n", name_, one_line(parse_error_text(*app_, e)));
         return Exit::usage;
     }
     set_libbpf_verbose(options_.verbose);
@@ -382,9 +492,9 @@ void Cli::parse_args(const std::vector<std::string>& args)
         return Error(Exit::usage, fmt::format("{} answers and exits: no option of a configuration", what));
     };
     try {
-        refuse_empty_values(app_, args);
-        app_.parse(reversed);
-        refuse_unusable_numbers(app_);
+        refuse_empty_values(*app_, args);
+        app_->parse(reversed);
+        refuse_unusable_numbers(*app_);
     } catch (const DocsRequest&) {
         throw answers("a documentation request");
     } catch (const CLI::CallForHelp&) {
@@ -394,7 +504,7 @@ void Cli::parse_args(const std::vector<std::string>& args)
     } catch (const CLI::CallForVersion&) {
         throw answers("--version");
     } catch (const CLI::ParseError& e) {
-        throw Error(Exit::usage, parse_error_text(app_, e));
+        throw Error(Exit::usage, parse_error_text(*app_, e));
     }
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A tool's man page (generated part) and its option list for shell completion, both read from
 // the CLI::App that --help prints, so that neither can drift from the code.
-#include "tpkit/cli.hpp"
+#include "cli_docs.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <fmt/core.h>
 

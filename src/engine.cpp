@@ -827,17 +827,17 @@ void say_attached_before_stop(std::string_view tool, std::size_t attached, std::
                    attached, planned);
 }
 
-void add_classic_option(CLI::App& app, bool& classic)
+void add_classic_option(Cli& cli, bool& classic)
 {
-    app.add_flag("--classic", classic,
-                 "attach syscalls:* events to their own tracepoints, not through raw_syscalls");
+    cli.flag("--classic", classic,
+             "attach syscalls:* events to their own tracepoints, not through raw_syscalls");
 }
 
-void add_stack_storage_option(CLI::App& app, std::uint32_t& stacks)
+void add_stack_storage_option(Cli& cli, std::uint32_t& stacks)
 {
-    app.add_option("--stack-storage-size", stacks,
-                   fmt::format("distinct stacks kept for the whole run (default {})", stacks))
-        ->check(CLI::Range(1u, 1u << 24));
+    cli.option("--stack-storage-size", stacks,
+               fmt::format("distinct stacks kept for the whole run (default {})", stacks))
+        .range(1u, 1u << 24);
 }
 
 void share_map(bpf_map* from, bpf_map* into)

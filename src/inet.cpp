@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "tpkit/inet.hpp"
 
+#include "tpkit/cli.hpp"
+
 #include <fmt/format.h>
 
 #include <arpa/inet.h>
@@ -108,14 +110,14 @@ std::vector<TupleCount> TupleCounter::rows(bool fewest_first) const
     return rows;
 }
 
-void add_family_options(CLI::App& app, InetFilter& filter, const std::string& what)
+void add_family_options(Cli& cli, InetFilter& filter, const std::string& what)
 {
-    auto* v4 = app.add_flag_callback("-4,--ipv4", [&filter] { filter.family = AF_INET; },
-                                     "only IPv4 " + what);
-    auto* v6 = app.add_flag_callback("-6,--ipv6", [&filter] { filter.family = AF_INET6; },
-                                     what == "sockets" ? "only IPv6 sockets (v4-mapped addresses included)"
-                                                       : "only IPv6 " + what);
-    v4->excludes(v6);
+    auto v4 = cli.flag_callback("-4,--ipv4", [&filter] { filter.family = AF_INET; },
+                                "only IPv4 " + what);
+    auto v6 = cli.flag_callback("-6,--ipv6", [&filter] { filter.family = AF_INET6; },
+                                what == "sockets" ? "only IPv6 sockets (v4-mapped addresses included)"
+                                                  : "only IPv6 " + what);
+    v4.excludes(v6);
 }
 
 namespace {
@@ -146,16 +148,16 @@ std::string port_list_problem(const std::string& list, std::vector<std::uint16_t
 
 } // namespace
 
-CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vector<std::uint16_t>& ports,
-                              const std::string& description)
+CliOption add_ports_option(Cli& cli, const std::string& flags, std::vector<std::uint16_t>& ports,
+                           const std::string& description)
 {
-    return app
-        .add_option_function<std::string>(
+    return cli
+        .option_function(
             flags, [&ports](const std::string& list) { port_list_problem(list, &ports); },
             description)
-        ->type_name("PORTS")
-        ->check(CLI::Validator([](const std::string& list) { return port_list_problem(list, nullptr); },
-                               "PORT[,PORT...]"));
+        .type_name("PORTS")
+        .check([](const std::string& list) { return port_list_problem(list, nullptr); },
+               "PORT[,PORT...]");
 }
 
 namespace {
@@ -171,28 +173,28 @@ std::optional<InetAddress> parse_address(const std::string& text)
 
 } // namespace
 
-CLI::Option* add_address_option(CLI::App& app, const std::string& flags, InetAddress& address,
-                                const std::string& description)
+CliOption add_address_option(Cli& cli, const std::string& flags, InetAddress& address,
+                             const std::string& description)
 {
-    return app
-        .add_option_function<std::string>(
+    return cli
+        .option_function(
             flags, [&address](const std::string& text) { address = *parse_address(text); },
             description)
-        ->type_name("ADDR")
-        ->check(CLI::Validator(
+        .type_name("ADDR")
+        .check(
             [](const std::string& text) {
                 return parse_address(text) ? std::string()
                                            : fmt::format("'{}' is not an IPv4 or IPv6 address", text);
             },
-            "ADDR"));
+            "ADDR");
 }
 
-void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::string& what)
+void add_socket_filter_options(Cli& cli, InetFilter& filter, const std::string& what)
 {
-    add_family_options(app, filter);
-    add_ports_option(app, "-L,--localport", filter.local_ports,
+    add_family_options(cli, filter);
+    add_ports_option(cli, "-L,--localport", filter.local_ports,
                      "only " + what + " whose local port is one of PORTS (comma-separated)");
-    add_ports_option(app, "-D,--remoteport", filter.remote_ports,
+    add_ports_option(cli, "-D,--remoteport", filter.remote_ports,
                      "only " + what + " whose remote port is one of PORTS (comma-separated)");
 }
 

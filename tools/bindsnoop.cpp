@@ -67,9 +67,9 @@ int main(int argc, char** argv)
     bool include_failed = false;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_ports_option(cli.app(), "-P,--ports", filter.local_ports,
+    tpkit::add_ports_option(cli, "-P,--ports", filter.local_ports,
                             "only binds to one of these PORTS (comma-separated)");
-    cli.app().add_flag("-x,--failed", include_failed, "show failed binds too");
+    cli.flag("-x,--failed", include_failed, "show failed binds too");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -73,11 +73,10 @@ inline Reading collect(const Options& options, SwappedMap& hists,
 inline void add_options(Cli& cli, Options& options)
 {
     cli.add_disk(options.disk);
-    auto& app = cli.app();
-    app.add_flag("-Q,--queued", options.queued, "include the time queued in the kernel");
-    app.add_flag("-D,--disk-split", options.per_disk, "one histogram per disk");
-    app.add_flag("-F,--flag-split", options.per_flags, "one histogram per operation and flags");
-    app.add_flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    cli.flag("-Q,--queued", options.queued, "include the time queued in the kernel");
+    cli.flag("-D,--disk-split", options.per_disk, "one histogram per disk");
+    cli.flag("-F,--flag-split", options.per_flags, "one histogram per operation and flags");
+    cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
 }
 
 inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)

@@ -76,10 +76,9 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_streaming();
     cli.add_disk(disk);
-    cli.app().add_flag("-Q,--queued", queued, "also the time queued in the kernel (QUE)");
-    cli.app()
-        .add_option("-m,--min-ms", min_ms, "only I/O that took at least MIN_MS at the device")
-        ->check(CLI::Range(0.0, 1e9));
+    cli.flag("-Q,--queued", queued, "also the time queued in the kernel (QUE)");
+    cli.option("-m,--min-ms", min_ms, "only I/O that took at least MIN_MS at the device")
+        .range(0.0, 1e9);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -120,12 +120,11 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_interval_count();
     cli.add_disk(options.disk);
-    auto& app = cli.app();
-    app.add_flag("-C,--noclear", options.no_clear, "do not clear the screen");
-    app.add_option("-r,--rows", options.rows, "at most ROWS rows (20)")
-        ->check(CLI::Range(std::size_t(1), std::size_t(max_keys)));
-    app.add_option("-s,--sort", options.sort, "sort by all (default), io, bytes or time")
-        ->check(CLI::IsMember({"all", "io", "bytes", "time"}));
+    cli.flag("-C,--noclear", options.no_clear, "do not clear the screen");
+    cli.option("-r,--rows", options.rows, "at most ROWS rows (20)")
+        .range(std::size_t(1), std::size_t(max_keys));
+    cli.option("-s,--sort", options.sort, "sort by all (default), io, bytes or time")
+        .one_of({"all", "io", "bytes", "time"});
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

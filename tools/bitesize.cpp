@@ -61,9 +61,8 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_interval_count();
     cli.add_disk(disk);
-    cli.app()
-        .add_option("-c", comm, "as --comm: only I/O submitted by tasks named COMM (bcc's -c)")
-        ->excludes(cli.app().get_option("--comm"));
+    cli.option("-c", comm, "as --comm: only I/O submitted by tasks named COMM (bcc's -c)")
+        .excludes("--comm");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -61,11 +61,10 @@ int main(int argc, char** argv)
     std::string unique;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--extra-fields", extra,
-                       "extra fields: TID and the user namespace (inode) of the resource");
-    cli.app()
-        .add_option("--unique", unique, "show each capability and verdict once per pid or cgroup")
-        ->check(CLI::IsMember({"pid", "cgroup"}));
+    cli.flag("-x,--extra-fields", extra,
+             "extra fields: TID and the user namespace (inode) of the resource");
+    cli.option("--unique", unique, "show each capability and verdict once per pid or cgroup")
+        .one_of({"pid", "cgroup"});
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

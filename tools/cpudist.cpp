@@ -40,7 +40,7 @@ int main(int argc, char** argv)
     bool off_cpu = false;
     cli.add_common();
     cli.add_interval_count();
-    cli.app().add_flag("-O,--offcpu", off_cpu, "off-CPU time instead: from switched out to in");
+    cli.flag("-O,--offcpu", off_cpu, "off-CPU time instead: from switched out to in");
     tpkit::task_hists::add_options(cli, options, false);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

@@ -58,7 +58,7 @@ int main(int argc, char** argv)
     bool extended = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-e,--extended", extended, "also the machine's free memory (FREE(KB))");
+    cli.flag("-e,--extended", extended, "also the machine's free memory (FREE(KB))");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -144,13 +144,13 @@ int main(int argc, char** argv)
     std::uint32_t max_args = EXECSNOOP_DEFAULT_ARGS;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--fails", failed, "failed execs too (RET is -errno)");
-    cli.app().add_flag("-U,--print-uid", print_uid, "show a UID column");
-    cli.app().add_flag("-q,--quote", quote, "put \"quotemarks\" around arguments");
-    cli.app().add_option("-n,--name", name, "only commands whose name (comm) contains NAME");
-    cli.app().add_option("-l,--line", line, "only commands whose arguments contain LINE");
-    cli.app().add_option("--max-args", max_args, "read at most N arguments (default 20)")
-        ->check(CLI::Range(1, EXECSNOOP_MOST_ARGS));
+    cli.flag("-x,--fails", failed, "failed execs too (RET is -errno)");
+    cli.flag("-U,--print-uid", print_uid, "show a UID column");
+    cli.flag("-q,--quote", quote, "put \"quotemarks\" around arguments");
+    cli.option("-n,--name", name, "only commands whose name (comm) contains NAME");
+    cli.option("-l,--line", line, "only commands whose arguments contain LINE");
+    cli.option("--max-args", max_args, "read at most N arguments (default 20)")
+        .range(1, EXECSNOOP_MOST_ARGS);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -48,9 +48,9 @@ int main(int argc, char** argv)
     bool failed_only = false, threaded = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--failed", failed_only, "only exits with a non-zero code or by a signal");
-    cli.app().add_flag("--threaded,--threads,--per-thread", threaded,
-                       "every thread's exit, not only the process's (its last thread's)");
+    cli.flag("-x,--failed", failed_only, "only exits with a non-zero code or by a signal");
+    cli.flag("--threaded,--threads,--per-thread", threaded,
+             "every thread's exit, not only the process's (its last thread's)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

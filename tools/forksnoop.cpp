@@ -39,8 +39,8 @@ int main(int argc, char** argv)
     bool raw = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("--raw", raw,
-                       "attach a raw tracepoint and read the parent and child task_struct");
+    cli.flag("--raw", raw,
+             "attach a raw tracepoint and read the parent and child task_struct");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

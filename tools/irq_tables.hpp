@@ -38,11 +38,10 @@ struct Options {
 
 inline void add_options(Cli& cli, Options& options)
 {
-    auto& app = cli.app();
     cli.release_short_duration();
-    app.add_flag("-C,--count", options.count, "show event counts instead of timing");
-    app.add_flag("-d,--dist", options.histograms, "show distributions as histograms");
-    app.add_flag("-N,--nanoseconds", options.nanoseconds, "output in nanoseconds");
+    cli.flag("-C,--count", options.count, "show event counts instead of timing");
+    cli.flag("-d,--dist", options.histograms, "show distributions as histograms");
+    cli.flag("-N,--nanoseconds", options.nanoseconds, "output in nanoseconds");
     cli.add_short_cpu();
 }
 

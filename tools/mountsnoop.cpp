@@ -195,7 +195,7 @@ int main(int argc, char** argv)
     bool failed_only = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--failed", failed_only, "only failed calls");
+    cli.flag("-x,--failed", failed_only, "only failed calls");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] {

@@ -39,8 +39,8 @@ constexpr std::uint32_t max_keys = 1024;
 // --dev and --per-dev; `packets` says which ("packets received").
 inline void add_options(Cli& cli, Options& options, const std::string& packets)
 {
-    cli.app().add_option("--dev", options.dev, "only " + packets + " on device DEV");
-    cli.app().add_flag("--per-dev", options.per_dev, "one histogram per device");
+    cli.option("--dev", options.dev, "only " + packets + " on device DEV");
+    cli.flag("--per-dev", options.per_dev, "one histogram per device");
 }
 
 inline std::uint32_t current_netns_inode()

@@ -19,7 +19,7 @@ struct Options {
 
 inline void add_options(Cli& cli, Options& options)
 {
-    cli.app().add_option("--event", options.event, "netif_receive_skb (default) or netif_rx");
+    cli.option("--event", options.event, "netif_receive_skb (default) or netif_rx");
     net_hists::add_options(cli, options.net, "packets received");
 }
 

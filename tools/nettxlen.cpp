@@ -33,9 +33,9 @@ int main(int argc, char** argv)
     cli.keep_own_process();
     cli.add_interval_count();
     tpkit::net_hists::add_options(cli, options.net, "packets sent");
-    cli.app().add_flag("--per-rc", options.per_rc,
-                       "one histogram per return code of the driver (NETDEV_TX_OK 0, "
-                       "NETDEV_TX_BUSY 16, or an error)");
+    cli.flag("--per-rc", options.per_rc,
+             "one histogram per return code of the driver (NETDEV_TX_OK 0, "
+             "NETDEV_TX_BUSY 16, or an error)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

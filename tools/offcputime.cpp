@@ -119,27 +119,26 @@ void print(const std::vector<Blocked>& all, const Options& options,
 
 void add_options(tpkit::Cli& cli, Options& o)
 {
-    auto& app = cli.app();
     // -u is bcc's "user threads only" here: the user filter keeps its long name.
-    app.remove_option(app.get_option("--uid"));
-    app.add_option("--uid", o.uid, "only tasks of the user with this UID")
-        ->check(CLI::Range(0u, 4294967294u));
-    auto* user = app.add_flag("-u,--user-threads-only", o.user_threads, "user threads only");
-    app.add_flag("-k,--kernel-threads-only", o.kernel_threads, "kernel threads only")->excludes(user);
-    auto* ustacks = app.add_flag("-U,--user-stacks-only", o.user_stacks_only, "user stacks only");
-    app.add_flag("-K,--kernel-stacks-only", o.kernel_stacks_only, "kernel stacks only")->excludes(ustacks);
-    app.add_flag("-f,--folded", o.folded, "folded stacks (comm;frames… time), for flame graphs")
-        ->excludes(app.get_option("--json"));
-    app.add_flag("-s,--offset", o.offsets, "show symbol offsets (schedule+0x3a)");
-    app.add_option("-m,--min-block-time", o.min_us, "only blocks of at least MIN microseconds (default 1)");
-    app.add_option("-M,--max-block-time", o.max_us, "only blocks of at most MAX microseconds");
-    app.add_option("--state", o.state,
-                   "only tasks leaving the CPU in this state: 0 running (preempted), else a "
-                   "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
-    tpkit::add_stack_storage_option(app, o.stack_storage);
-    app.add_option("duration", o.duration, "trace for SECONDS (as -d)")
-        ->check(CLI::PositiveNumber)
-        ->excludes(app.get_option("--duration"));
+    cli.remove_option("--uid");
+    cli.option("--uid", o.uid, "only tasks of the user with this UID")
+        .range(0u, 4294967294u);
+    auto user = cli.flag("-u,--user-threads-only", o.user_threads, "user threads only");
+    cli.flag("-k,--kernel-threads-only", o.kernel_threads, "kernel threads only").excludes(user);
+    auto ustacks = cli.flag("-U,--user-stacks-only", o.user_stacks_only, "user stacks only");
+    cli.flag("-K,--kernel-stacks-only", o.kernel_stacks_only, "kernel stacks only").excludes(ustacks);
+    cli.flag("-f,--folded", o.folded, "folded stacks (comm;frames… time), for flame graphs")
+        .excludes("--json");
+    cli.flag("-s,--offset", o.offsets, "show symbol offsets (schedule+0x3a)");
+    cli.option("-m,--min-block-time", o.min_us, "only blocks of at least MIN microseconds (default 1)");
+    cli.option("-M,--max-block-time", o.max_us, "only blocks of at most MAX microseconds");
+    cli.option("--state", o.state,
+               "only tasks leaving the CPU in this state: 0 running (preempted), else a "
+               "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
+    tpkit::add_stack_storage_option(cli, o.stack_storage);
+    cli.option("duration", o.duration, "trace for SECONDS (as -d)")
+        .positive()
+        .excludes("--duration");
     cli.add_map_memory();
 }
 

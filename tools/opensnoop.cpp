@@ -108,11 +108,11 @@ int main(int argc, char** argv)
     std::string name;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--failed", failed, "only failed opens");
-    cli.app().add_flag("-e,--extended-fields", extended, "show FLAGS (octal) and MODE columns");
-    cli.app().add_flag("-U,--print-uid", print_uid, "show a UID column");
-    cli.app().add_option("-n,--name", name, "only processes whose name (comm) contains NAME");
-    cli.app().add_flag("-F,--full-path", full, "relative paths after the directory they start from");
+    cli.flag("-x,--failed", failed, "only failed opens");
+    cli.flag("-e,--extended-fields", extended, "show FLAGS (octal) and MODE columns");
+    cli.flag("-U,--print-uid", print_uid, "show a UID column");
+    cli.option("-n,--name", name, "only processes whose name (comm) contains NAME");
+    cli.flag("-F,--full-path", full, "relative paths after the directory they start from");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -58,10 +58,9 @@ int main(int argc, char** argv)
     bool previous = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app()
-        .add_option("min_us", min_us, "only waits longer than this many microseconds (10000)")
-        ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
-    cli.app().add_flag("-P,--previous", previous, "also show the task switched out for it");
+    cli.option("min_us", min_us, "only waits longer than this many microseconds (10000)")
+        .range(std::uint64_t(1), std::uint64_t(1) << 40);
+    cli.flag("-P,--previous", previous, "also show the task switched out for it");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

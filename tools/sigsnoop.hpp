@@ -26,16 +26,15 @@ struct Options {
 // -x, -s, -n and --tpid (sigsnoop adds -k).
 inline void add_options(Cli& cli, Options& options)
 {
-    cli.app().add_flag("-x,--failed", options.failed_only,
-                       options.kill_calls ? "only calls that failed"
-                                          : "only signals not delivered: ignored, already pending "
-                                            "or over the queue limit");
-    cli.app().add_option("-s,--signal", options.signals,
-                         "only these signals: names or numbers, comma-separated (9,TERM,SIGUSR1)");
-    cli.app().add_flag("-n,--name", options.names, "signal names (SIGKILL) instead of numbers");
-    cli.app()
-        .add_option("--tpid", options.target_pid, "only signals sent to this PID (or TID)")
-        ->check(CLI::Range(1, 1 << 22));
+    cli.flag("-x,--failed", options.failed_only,
+             options.kill_calls ? "only calls that failed"
+                                : "only signals not delivered: ignored, already pending "
+                                  "or over the queue limit");
+    cli.option("-s,--signal", options.signals,
+               "only these signals: names or numbers, comma-separated (9,TERM,SIGUSR1)");
+    cli.flag("-n,--name", options.names, "signal names (SIGKILL) instead of numbers");
+    cli.option("--tpid", options.target_pid, "only signals sent to this PID (or TID)")
+        .range(1, 1 << 22);
 }
 
 namespace detail {

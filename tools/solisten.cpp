@@ -44,7 +44,7 @@ int main(int argc, char** argv)
     tpkit::InetFilter filter;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_ports_option(cli.app(), "-P,--port", filter.local_ports,
+    tpkit::add_ports_option(cli, "-P,--port", filter.local_ports,
                             "only listens on one of these PORTS (comma-separated)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

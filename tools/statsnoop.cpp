@@ -80,8 +80,8 @@ int main(int argc, char** argv)
     bool failed = false, print_syscall = false;
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_flag("-x,--failed", failed, "only failed calls");
-    cli.app().add_flag("-s,--sysname", print_syscall, "show a SYSCALL column");
+    cli.flag("-x,--failed", failed, "only failed calls");
+    cli.flag("-s,--sysname", print_syscall, "show a SYSCALL column");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

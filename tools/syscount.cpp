@@ -41,15 +41,14 @@ int main(int argc, char** argv)
     tpkit::syscount::Options options;
     cli.add_common();
     // -T is bcc's --top here; every table is headed by its time anyway.
-    cli.app().remove_option(cli.app().get_option("--timestamp"));
+    cli.remove_option("--timestamp");
     cli.add_interval_count();
-    auto& app = cli.app();
-    app.add_option("-T,--top", options.top, "print only the N most frequent (default 10)")
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
-    app.add_option("-i,--interval", options.interval, "print every SECONDS (as [interval])")
-        ->check(CLI::PositiveNumber);
+    cli.option("-T,--top", options.top, "print only the N most frequent (default 10)")
+        .range(std::size_t(1), std::size_t(1) << 30);
+    cli.option("-i,--interval", options.interval, "print every SECONDS (as [interval])")
+        .positive();
     tpkit::syscount::add_options(cli, options);
-    app.add_flag("-l,--list", options.list, "list the syscalls known by name and exit");
+    cli.flag("-l,--list", options.list, "list the syscalls known by name and exit");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -172,14 +172,13 @@ inline Reading collect(const Options& options, Counts& counts, MissedWatch& miss
 // What selects and splits the counts: -x, -e, --syscall, -L, -m, -P.
 inline void add_options(Cli& cli, Options& options)
 {
-    auto& app = cli.app();
-    app.add_flag("-x,--failures", options.failures, "only failed syscalls");
-    app.add_option("-e,--errno", options.errno_text,
-                   "only syscalls failing with this error (ENOENT or a number)");
-    app.add_option("--syscall", options.syscall_text, "only this syscall (a name of -l or a number)");
-    app.add_flag("-L,--latency", options.latency, "time in syscalls too, sorted by it");
-    app.add_flag("-m,--milliseconds", options.milliseconds, "times in ms (default: us)");
-    app.add_flag("-P,--process", options.by_process, "by process instead of by syscall");
+    cli.flag("-x,--failures", options.failures, "only failed syscalls");
+    cli.option("-e,--errno", options.errno_text,
+               "only syscalls failing with this error (ENOENT or a number)");
+    cli.option("--syscall", options.syscall_text, "only this syscall (a name of -l or a number)");
+    cli.flag("-L,--latency", options.latency, "time in syscalls too, sorted by it");
+    cli.flag("-m,--milliseconds", options.milliseconds, "times in ms (default: us)");
+    cli.flag("-P,--process", options.by_process, "by process instead of by syscall");
 }
 
 inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)

@@ -54,15 +54,14 @@ constexpr std::uint32_t max_keys = 10240;
 // -m, -P, -L, and --pidnss when the tool splits by PID namespace.
 inline void add_options(Cli& cli, Options& options, bool with_pidns)
 {
-    auto& app = cli.app();
-    app.add_flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
-    auto* pids = app.add_flag("-P,--pids", options.per_process, "one histogram per process");
-    auto* tids = app.add_flag("-L,--tids", options.per_thread, "one histogram per thread");
-    pids->excludes(tids);
+    cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    auto pids = cli.flag("-P,--pids", options.per_process, "one histogram per process");
+    auto tids = cli.flag("-L,--tids", options.per_thread, "one histogram per thread");
+    pids.excludes(tids);
     if (with_pidns)
-        app.add_flag("--pidnss", options.per_pidns, "one histogram per PID namespace")
-            ->excludes(pids)
-            ->excludes(tids);
+        cli.flag("--pidnss", options.per_pidns, "one histogram per PID namespace")
+            .excludes(pids)
+            .excludes(tids);
 }
 
 // The histograms since the previous call: one per key with a split, else one (also when empty,

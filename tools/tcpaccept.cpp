@@ -42,8 +42,8 @@ int main(int argc, char** argv)
     tpkit::InetFilter filter;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), filter);
-    tpkit::add_ports_option(cli.app(), "-P,--port", filter.local_ports,
+    tpkit::add_family_options(cli, filter);
+    tpkit::add_ports_option(cli, "-P,--port", filter.local_ports,
                             "only connections accepted on one of these local PORTS (comma-separated)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

@@ -68,13 +68,13 @@ int main(int argc, char** argv)
     bool print_uid = false, count = false;
     cli.add_common();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), filter);
-    tpkit::add_ports_option(cli.app(), "-P,--port", filter.remote_ports,
+    tpkit::add_family_options(cli, filter);
+    tpkit::add_ports_option(cli, "-P,--port", filter.remote_ports,
                             "only connects to one of these destination PORTS (comma-separated)");
-    cli.app().add_flag("-U,--print-uid", print_uid, "show the UID of the connecting task");
-    cli.app().add_flag("-c,--count", count,
-                       "count connects per source address, destination address and port; print "
-                       "the counts at the end");
+    cli.flag("-U,--print-uid", print_uid, "show the UID of the connecting task");
+    cli.flag("-c,--count", count,
+             "count connects per source address, destination address and port; print "
+             "the counts at the end");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

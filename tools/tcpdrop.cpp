@@ -158,15 +158,14 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.keep_own_process();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), o.filter, "segments");
-    cli.app().add_flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");
-    cli.app().add_flag("--offsets", o.offsets, "with -s, show each frame's offset in its function");
-    cli.app()
-        .add_option("--stack-storage-size", o.stack_storage, "with -s, distinct stacks kept (default 1024)")
-        ->check(CLI::Range(1u, 1u << 20));
-    cli.app().add_flag("--all-reasons", o.all_reasons,
-                       "also drops with reason NOT_SPECIFIED, and segments freed as consumed "
-                       "(CONSUMED, NOT_DROPPED_YET) where the kernel reports them here");
+    tpkit::add_family_options(cli, o.filter, "segments");
+    cli.flag("-s,--stack", o.stacks, "show the kernel stack that dropped each segment");
+    cli.flag("--offsets", o.offsets, "with -s, show each frame's offset in its function");
+    cli.option("--stack-storage-size", o.stack_storage, "with -s, distinct stacks kept (default 1024)")
+        .range(1u, 1u << 20);
+    cli.flag("--all-reasons", o.all_reasons,
+             "also drops with reason NOT_SPECIFIED, and segments freed as consumed "
+             "(CONSUMED, NOT_DROPPED_YET) where the kernel reports them here");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] { run(cli, o); });

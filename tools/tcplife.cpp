@@ -63,8 +63,8 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.keep_own_process();
     cli.add_streaming();
-    tpkit::add_socket_filter_options(cli.app(), filter, "sessions");
-    cli.app().add_flag("-w,--wide", wide, "wide columns (fit IPv6 addresses)");
+    tpkit::add_socket_filter_options(cli, filter, "sessions");
+    cli.flag("-w,--wide", wide, "wide columns (fit IPv6 addresses)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -104,14 +104,14 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.keep_own_process();
     cli.add_streaming();
-    tpkit::add_family_options(cli.app(), filter);
-    cli.app().add_flag("-s,--sequence", sequence, "show each retransmitted segment's sequence number");
-    cli.app().add_flag("-c,--count", count,
-                       "count retransmits per flow (addresses and ports); print the counts at the end");
-    cli.app().add_flag("--failed", failed,
-                       "also retransmits the kernel could not send (ERR: EBUSY while the original is "
-                       "still queued in the host, ENOMEM, …); without it only those sent, which "
-                       "TcpRetransSegs counts");
+    tpkit::add_family_options(cli, filter);
+    cli.flag("-s,--sequence", sequence, "show each retransmitted segment's sequence number");
+    cli.flag("-c,--count", count,
+             "count retransmits per flow (addresses and ports); print the counts at the end");
+    cli.flag("--failed", failed,
+             "also retransmits the kernel could not send (ERR: EBUSY while the original is "
+             "still queued in the host, ENOMEM, …); without it only those sent, which "
+             "TcpRetransSegs counts");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

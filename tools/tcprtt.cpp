@@ -112,21 +112,20 @@ int main(int argc, char** argv)
     cli.add_run_options();
     cli.add_interval_option();
     cli.add_interval_count();
-    auto& app = cli.app();
-    tpkit::add_family_options(app, options.filter);
-    tpkit::add_ports_option(app, "-p,--lport", options.filter.local_ports,
+    tpkit::add_family_options(cli, options.filter);
+    tpkit::add_ports_option(cli, "-p,--lport", options.filter.local_ports,
                             "only sockets whose local port is one of PORTS (comma-separated)");
-    tpkit::add_ports_option(app, "-P,--rport", options.filter.remote_ports,
+    tpkit::add_ports_option(cli, "-P,--rport", options.filter.remote_ports,
                             "only sockets whose remote port is one of PORTS (comma-separated)");
-    tpkit::add_address_option(app, "-a,--laddr", options.local_address,
+    tpkit::add_address_option(cli, "-a,--laddr", options.local_address,
                               "only sockets whose local address is ADDR");
-    tpkit::add_address_option(app, "-A,--raddr", options.remote_address,
+    tpkit::add_address_option(cli, "-A,--raddr", options.remote_address,
                               "only sockets whose remote address is ADDR");
-    auto* by_local = app.add_flag("-b,--byladdr", options.split_local, "one histogram per local address");
-    auto* by_remote = app.add_flag("-B,--byraddr", options.split_remote, "one histogram per remote address");
-    by_local->excludes(by_remote);
-    app.add_flag("-e,--extension", options.averages, "also each histogram's count and average");
-    app.add_flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    auto by_local = cli.flag("-b,--byladdr", options.split_local, "one histogram per local address");
+    auto by_remote = cli.flag("-B,--byraddr", options.split_remote, "one histogram per remote address");
+    by_local.excludes(by_remote);
+    cli.flag("-e,--extension", options.averages, "also each histogram's count and average");
+    cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

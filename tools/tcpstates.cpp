@@ -71,8 +71,8 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.keep_own_process();
     cli.add_streaming();
-    tpkit::add_socket_filter_options(cli.app(), filter, "sockets");
-    cli.app().add_flag("-w,--wide", wide, "wide columns (fit IPv6 addresses), with the IP version");
+    tpkit::add_socket_filter_options(cli, filter, "sockets");
+    cli.flag("-w,--wide", wide, "wide columns (fit IPv6 addresses), with the IP version");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -21,26 +21,24 @@ int main(int argc, char** argv)
 {
     tpkit::Cli cli("tpcount", "Count the events of any tracepoints, in the kernel.", examples);
     tpkit::tpcount::Options options;
-    cli.app().add_option("--by", options.by,
-                         "count by comm, pid, tid, cpu, kstack, ustack or FIELD, or several of "
-                         "them separated by commas (pid,comm); stacks print folded");
-    cli.app().add_option("--filter", options.filters,
-                         "only events matching this expression (the kernel's filter grammar); "
-                         "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
-        ->allow_extra_args(false);
-    cli.app().add_option("--top", options.top, "print only the N largest counts")
-        ->check(CLI::Range(std::size_t(1), std::size_t(1) << 30));
-    cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
-        ->check(CLI::Range(1u, 1u << 24));
-    tpkit::add_stack_storage_option(cli.app(), options.stack_storage);
-    tpkit::add_classic_option(cli.app(), options.classic);
+    cli.option("--by", options.by,
+               "count by comm, pid, tid, cpu, kstack, ustack or FIELD, or several of "
+               "them separated by commas (pid,comm); stacks print folded");
+    cli.option("--filter", options.filters,
+               "only events matching this expression (the kernel's filter grammar); "
+               "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
+        .allow_extra_args(false);
+    cli.option("--top", options.top, "print only the N largest counts")
+        .range(std::size_t(1), std::size_t(1) << 30);
+    cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
+        .range(1u, 1u << 24);
+    tpkit::add_stack_storage_option(cli, options.stack_storage);
+    tpkit::add_classic_option(cli, options.classic);
     cli.add_common();
     cli.add_map_memory();
     std::vector<std::string> positionals;
-    cli.app()
-        .add_option("event", positionals,
-                     "tracepoints SYSTEM:EVENT or globs, then [interval] [count]")
-        ->required();
+    cli.option("event", positionals, "tracepoints SYSTEM:EVENT or globs, then [interval] [count]")
+        .required();
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -194,27 +194,26 @@ int main(int argc, char** argv)
             "(CO-RE relocatable through the kernel's BTF) and a getter per field; with --raw,\n"
             "typed raw tracepoint arguments.",
             examples);
-    CLI::App& app = cli.app();
     std::vector<std::string> patterns;
     std::string formats, btf_file, output;
     std::vector<std::string> flavour_texts;
     bool raw = false;
-    app.add_option("events", patterns, "SYSTEM:EVENT, shell globs allowed ('net:*')")->required();
-    auto* formats_opt = app.add_option("--formats", formats,
-                                       "format files: a directory of SYSTEM/EVENT/format or a "
-                                       ".tar/.tar.gz of one (default: live tracefs)");
-    app.add_option("--btf", btf_file,
-                   "BTF of the kernel the formats come from, raw or gzip "
-                   "(default: /sys/kernel/btf/vmlinux)");
-    app.add_option("--flavour", flavour_texts,
-                   "NAME=FORMATS[,BTF]: one kernel's formats (and BTF); repeat to emit a struct per "
-                   "kernel and getters that choose at load time")
-        ->allow_extra_args(false)
-        ->check(CLI::Validator(flavour_problem, "NAME=FORMATS[,BTF]"))
-        ->excludes(formats_opt);
-    app.add_flag("--raw", raw, "emit raw tracepoint argument accessors (needs vmlinux.h)");
-    app.add_option("-o,--output", output,
-                   "output file, replaced only once the header is complete (default: stdout)");
+    cli.option("events", patterns, "SYSTEM:EVENT, shell globs allowed ('net:*')").required();
+    auto formats_opt = cli.option("--formats", formats,
+                                  "format files: a directory of SYSTEM/EVENT/format or a "
+                                  ".tar/.tar.gz of one (default: live tracefs)");
+    cli.option("--btf", btf_file,
+               "BTF of the kernel the formats come from, raw or gzip "
+               "(default: /sys/kernel/btf/vmlinux)");
+    cli.option("--flavour", flavour_texts,
+               "NAME=FORMATS[,BTF]: one kernel's formats (and BTF); repeat to emit a struct per "
+               "kernel and getters that choose at load time")
+        .allow_extra_args(false)
+        .check(flavour_problem, "NAME=FORMATS[,BTF]")
+        .excludes(formats_opt);
+    cli.flag("--raw", raw, "emit raw tracepoint argument accessors (needs vmlinux.h)");
+    cli.option("-o,--output", output,
+               "output file, replaced only once the header is complete (default: stdout)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -23,34 +23,32 @@ int main(int argc, char** argv)
     tpkit::Cli cli("tphist", "Histogram of an integer field of any tracepoint, in the kernel.",
                    examples);
     tpkit::tphist::Options options;
-    cli.app().add_option("event", options.event, "the tracepoint, SYSTEM:EVENT")->required();
-    cli.app()
-        .add_option("field", options.field,
-                    "the integer field to measure: FIELD, or FIELD*N or FIELD/N (N an integer)")
-        ->required();
-    tpkit::add_classic_option(cli.app(), options.classic);
+    cli.option("event", options.event, "the tracepoint, SYSTEM:EVENT").required();
+    cli.option("field", options.field,
+               "the integer field to measure: FIELD, or FIELD*N or FIELD/N (N an integer)")
+        .required();
+    tpkit::add_classic_option(cli, options.classic);
     cli.add_common();
     cli.add_map_memory();
     cli.add_interval_count();
-    auto* linear = cli.app().add_option("--linear", options.linear,
-                                        "linear buckets MIN,MAX,STEP instead of log2");
-    cli.app().add_option("--loglinear", options.loglinear,
-                         "split each power of two into 2^K buckets (K = 1..4)")
-        ->check(CLI::Range(1u, 4u))
-        ->excludes(linear);
-    cli.app()
-        .add_option("--unit", options.unit,
-                    "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
-                    "format says [ns]) shown in this unit")
-        ->check(CLI::IsMember({"ns", "us", "ms"}));
-    cli.app().add_option("--by", options.by,
-                         "one histogram per comm, pid, tid, cpu, kstack, ustack or FIELD, or per "
-                         "several of them separated by commas (pid,comm)");
-    tpkit::add_stack_storage_option(cli.app(), options.stack_storage);
-    cli.app().add_option("--filter", options.filter,
-                         "only events matching this expression (the kernel's filter grammar)");
-    cli.app().add_option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
-        ->check(CLI::Range(1u, 1u << 20));
+    auto linear = cli.option("--linear", options.linear,
+                             "linear buckets MIN,MAX,STEP instead of log2");
+    cli.option("--loglinear", options.loglinear,
+               "split each power of two into 2^K buckets (K = 1..4)")
+        .range(1u, 4u)
+        .excludes(linear);
+    cli.option("--unit", options.unit,
+               "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
+               "format says [ns]) shown in this unit")
+        .one_of({"ns", "us", "ms"});
+    cli.option("--by", options.by,
+               "one histogram per comm, pid, tid, cpu, kstack, ustack or FIELD, or per "
+               "several of them separated by commas (pid,comm)");
+    tpkit::add_stack_storage_option(cli, options.stack_storage);
+    cli.option("--filter", options.filter,
+               "only events matching this expression (the kernel's filter grammar)");
+    cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
+        .range(1u, 1u << 20);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -82,11 +82,10 @@ int main(int argc, char** argv)
     std::string config;
     bool check_only = false;
     std::string address = "127.0.0.1:9436";
-    auto& app = cli.app();
-    app.add_option("--config", config, "the metrics to serve (YAML)")->required();
-    app.add_flag("--config.check", check_only,
-                 "check the configuration against this kernel and exit");
-    app.add_option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
+    cli.option("--config", config, "the metrics to serve (YAML)").required();
+    cli.flag("--config.check", check_only,
+             "check the configuration against this kernel and exit");
+    cli.option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");
     cli.add_map_memory(); // max_series sizes the maps
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

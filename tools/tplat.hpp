@@ -42,33 +42,32 @@ struct Options {
 // START, END and tplat's own options (not the common ones, nor [interval] [count]).
 inline void add_options(Cli& cli, Options& options)
 {
-    CLI::App& app = cli.app();
-    app.add_option("start", options.start, "the event that starts the interval, SYSTEM:EVENT")
-        ->required();
-    app.add_option("end", options.end, "the event that ends it, SYSTEM:EVENT")->required();
-    app.add_option("--match", options.match,
-                   "pair START and END by FIELD (of both) or START_FIELD==END_FIELD "
-                   "(each may be EVENT.FIELD) instead of by thread");
-    app.add_option("--start-filter", options.start_filter,
-                   "only START events matching this expression (the kernel's filter grammar)");
-    app.add_option("--end-filter", options.end_filter,
-                   "only END events matching this expression");
-    app.add_option("--by", options.by,
-                   "one histogram per comm, pid, tid or FIELD of the START event");
-    app.add_option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
-        ->check(CLI::IsMember({"ns", "us", "ms"}));
-    auto* linear = app.add_option("--linear", options.linear,
-                                  "linear buckets MIN,MAX,STEP (in --unit) instead of log2");
-    app.add_option("--loglinear", options.loglinear,
-                   "split each power of two into 2^K buckets (K = 1..4)")
-        ->check(CLI::Range(1u, 4u))
-        ->excludes(linear);
-    app.add_option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
-        ->check(CLI::Range(1u, 1u << 20));
-    app.add_option("--max-pending", options.max_pending,
-                   "at most N starts waiting for their end (default 10240); more are counted "
-                   "and reported")
-        ->check(CLI::Range(1u, 1u << 24));
+    cli.option("start", options.start, "the event that starts the interval, SYSTEM:EVENT")
+        .required();
+    cli.option("end", options.end, "the event that ends it, SYSTEM:EVENT").required();
+    cli.option("--match", options.match,
+               "pair START and END by FIELD (of both) or START_FIELD==END_FIELD "
+               "(each may be EVENT.FIELD) instead of by thread");
+    cli.option("--start-filter", options.start_filter,
+               "only START events matching this expression (the kernel's filter grammar)");
+    cli.option("--end-filter", options.end_filter,
+               "only END events matching this expression");
+    cli.option("--by", options.by,
+               "one histogram per comm, pid, tid or FIELD of the START event");
+    cli.option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
+        .one_of({"ns", "us", "ms"});
+    auto linear = cli.option("--linear", options.linear,
+                             "linear buckets MIN,MAX,STEP (in --unit) instead of log2");
+    cli.option("--loglinear", options.loglinear,
+               "split each power of two into 2^K buckets (K = 1..4)")
+        .range(1u, 4u)
+        .excludes(linear);
+    cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
+        .range(1u, 1u << 20);
+    cli.option("--max-pending", options.max_pending,
+               "at most N starts waiting for their end (default 10240); more are counted "
+               "and reported")
+        .range(1u, 1u << 24);
 }
 
 // --match: the field of the start and the field of the end that must be equal.

@@ -21,9 +21,9 @@ int main(int argc, char** argv)
     tpkit::Cli cli("tplist", "List tracepoints, with their fields from the format files.", examples);
     std::string glob;
     bool verbose = false, json = false;
-    cli.app().add_option("glob", glob, "only events whose SYSTEM:EVENT matches this glob");
-    cli.app().add_flag("-v,--verbose", verbose, "show each event's fields");
-    cli.app().add_flag("--json", json, "one JSON object per line");
+    cli.option("glob", glob, "only events whose SYSTEM:EVENT matches this glob");
+    cli.flag("-v,--verbose", verbose, "show each event's fields");
+    cli.flag("--json", json, "one JSON object per line");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

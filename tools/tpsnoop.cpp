@@ -102,22 +102,20 @@ int main(int argc, char** argv)
                    "from their format.",
                    examples);
     Options options;
-    cli.app()
-        .add_option("--filter", options.filters,
-                    "only events matching this expression (the kernel's filter grammar); "
-                    "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
-        ->allow_extra_args(false);
-    cli.app()
-        .add_option("-f,--fields", options.fields,
-                    "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
-                    "of the event; common_pid is the thread and "
-                    "common_type the event ID, common_flags and common_preempt_count are not "
-                    "visible to BPF")
-        ->delimiter(',');
-    tpkit::add_classic_option(cli.app(), options.classic);
+    cli.option("--filter", options.filters,
+               "only events matching this expression (the kernel's filter grammar); "
+               "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
+        .allow_extra_args(false);
+    cli.option("-f,--fields", options.fields,
+               "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
+               "of the event; common_pid is the thread and "
+               "common_type the event ID, common_flags and common_preempt_count are not "
+               "visible to BPF")
+        .delimiter(',');
+    tpkit::add_classic_option(cli, options.classic);
     cli.add_common();
     cli.add_streaming();
-    cli.app().add_option("event", options.events, "tracepoints SYSTEM:EVENT or globs")->required();
+    cli.option("event", options.events, "tracepoints SYSTEM:EVENT or globs").required();
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

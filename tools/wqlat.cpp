@@ -121,9 +121,9 @@ int main(int argc, char** argv)
     Options options;
     cli.add_common();
     cli.add_interval_count();
-    cli.app().add_flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
-    cli.app().add_option("-w,--function", options.function,
-                         "only work items running this kernel function");
+    cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    cli.option("-w,--function", options.function,
+               "only work items running this kernel function");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return tpkit::run_tool(cli.name(), [&] { run(options, cli.options()); });

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Command-line conventions shared by every tool (CLI11): the same flags mean the same thing
 // everywhere, errors are one line with a documented exit code, --help ends with EXAMPLES.
+// CLI11 itself is only in src/cli.cpp: compiled in every file that includes it, its header
+// costs each tool more time than the tool's own code.
 #pragma once
 
 #include "tpkit/error.hpp"
@@ -8,16 +10,20 @@
 #include "tpkit/output.hpp"
 #include "tpkit/transport.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <ctime>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+} // namespace CLI
 
 namespace tpkit {
 
@@ -57,12 +63,62 @@ struct CommonOptions {
     std::uint64_t max_map_memory_mib = 0;
 };
 
+// An option as it is added (Cli::option(), Cli::flag()), to refine: each call is CLI11's
+// Option call of the same name, and returns the option for the next.
+class CliOption {
+public:
+    explicit CliOption(CLI::Option* option) : option_(option) {}
+
+    CliOption required();
+    // Given together with `other` (or the option named so, "--json"): a usage error.
+    CliOption excludes(CliOption other);
+    CliOption excludes(const std::string& name);
+    // Several values in one argument, split at `separator` ("-f a,b").
+    CliOption delimiter(char separator);
+    // false: a repeatable option takes one value per occurrence, never the arguments after it.
+    CliOption allow_extra_args(bool allow);
+    // What --help calls the value ("PORTS").
+    CliOption type_name(std::string name);
+
+    // Checks of the value, shown after its type in --help as CLI11 shows them.
+    // One of `values` (CLI::IsMember): "{ns,us,ms}".
+    CliOption one_of(std::vector<std::string> values);
+    // From `min` to `max` (CLI::Range), read as a T and said as T is printed: "UINT in [1 - 4]".
+    // Defined in cli.cpp for int, unsigned, unsigned long and double.
+    template <class T>
+    CliOption range(T min, T max);
+    // More than 0 (CLI::PositiveNumber).
+    CliOption positive();
+    // `problem` returns what is wrong with a value, empty when nothing is; `description`
+    // follows the type in --help (CLI::Validator).
+    CliOption check(std::function<std::string(const std::string&)> problem, std::string description);
+
+private:
+    CLI::Option* option_;
+};
+
 class Cli {
 public:
     // examples: the lines shown under EXAMPLES at the end of --help.
     Cli(std::string name, std::string description, std::string examples);
+    ~Cli();
+    Cli(const Cli&) = delete; // its options point into it
+    Cli& operator=(const Cli&) = delete;
 
-    CLI::App& app() { return app_; }
+    // A tool's own options. names: "-x,--long" (a positional argument: "name"), as CLI11 has them.
+    CliOption flag(std::string names, bool& value, std::string description);
+    // A flag that calls `set` when given.
+    CliOption flag_callback(std::string names, std::function<void()> set, std::string description);
+    // An option whose value is converted into `value`; defined in cli.cpp for every T the tools
+    // use (another is a link error): CLI11's conversion and type name (UINT, TEXT) of T.
+    template <class T>
+    CliOption option(std::string names, T& value, std::string description);
+    // An option whose value, as text, is given to `take` (after its checks).
+    CliOption option_function(std::string names, std::function<void(const std::string&)> take,
+                               std::string description);
+    // Takes back an option added before (by add_common()), so that the tool can use its name.
+    void remove_option(const std::string& name);
+
     const CommonOptions& options() const { return options_; }
     const std::string& name() const { return name_; }
 
@@ -106,17 +162,11 @@ public:
 
 private:
     std::string name_;
-    CLI::App app_;
+    std::unique_ptr<CLI::App> app_;
     CommonOptions options_;
     CLI::Option* duration_ = nullptr;
     CLI::Option* cpu_ = nullptr;
 };
-
-// The parts of a tool's man page that come from its command line (NAME, SYNOPSIS, OPTIONS,
-// --help's EXAMPLES) as roff; cmake/gen-man.cmake adds the hand-written parts of docs/man/.
-std::string man_page_generated(const CLI::App& app);
-// One line per option for the shell completions: its names, then " =" when it takes a value.
-std::string completion_options(const CLI::App& app);
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other
 // exception → exit 1. Writes what is left of standard_output() at the end, says on stderr how

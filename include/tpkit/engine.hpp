@@ -211,11 +211,11 @@ Link attach_instance(const EnginePrograms& programs, const InstancePlan& instanc
                      const std::vector<EventPlan>& plans);
 
 // Adds --classic, which keeps syscall events on their own tracepoints.
-void add_classic_option(CLI::App& app, bool& classic);
+void add_classic_option(Cli& cli, bool& classic);
 
 // Adds --stack-storage-size: distinct stacks a stack map keeps for the whole run (the kernel's
 // stack maps are not drained); past it, stacks are counted as not recorded.
-void add_stack_storage_option(CLI::App& app, std::uint32_t& stacks);
+void add_stack_storage_option(Cli& cli, std::uint32_t& stacks);
 
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);

@@ -6,8 +6,6 @@
 
 #include "tpkit/inet.h"
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <map>
 #include <string>
@@ -15,6 +13,9 @@
 #include <vector>
 
 namespace tpkit {
+
+class Cli;
+class CliOption;
 
 // An address as the kernel prints it (%pI4, %pI6c): 127.0.0.1, ::1, ::ffff:127.0.0.1.
 std::string address_text(std::uint16_t family, const std::uint8_t (&address)[16]);
@@ -76,16 +77,16 @@ struct InetFilter {
 };
 
 // -4/--ipv4 and -6/--ipv6 (one or the other) into filter.family; `what` they select.
-void add_family_options(CLI::App& app, InetFilter& filter, const std::string& what = "sockets");
+void add_family_options(Cli& cli, InetFilter& filter, const std::string& what = "sockets");
 
 // -4, -6, -L/--localport PORTS and -D/--remoteport PORTS into filter; `what` names what they
 // select ("sockets", "sessions").
-void add_socket_filter_options(CLI::App& app, InetFilter& filter, const std::string& what);
+void add_socket_filter_options(Cli& cli, InetFilter& filter, const std::string& what);
 
 // An option taking a comma-separated list of ports (1 to 65535, at most TPKIT_MAX_PORTS); a
 // bad list is a usage error naming the port.
-CLI::Option* add_ports_option(CLI::App& app, const std::string& flags, std::vector<std::uint16_t>& ports,
-                              const std::string& description);
+CliOption add_ports_option(Cli& cli, const std::string& flags, std::vector<std::uint16_t>& ports,
+                           const std::string& description);
 
 // One address as a user types it: IPv4 (127.0.0.1) or IPv6 (::1, ::ffff:127.0.0.1), held as
 // struct tpkit_inet_tuple holds addresses.
@@ -95,8 +96,8 @@ struct InetAddress {
 };
 
 // An option taking one address; one that inet_pton reads as neither family is a usage error.
-CLI::Option* add_address_option(CLI::App& app, const std::string& flags, InetAddress& address,
-                                const std::string& description);
+CliOption add_address_option(Cli& cli, const std::string& flags, InetAddress& address,
+                             const std::string& description);
 
 // The filter into a skeleton's rodata (inet.bpf.h), before load.
 template <class Skel>

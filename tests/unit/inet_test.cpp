@@ -2,6 +2,7 @@
 // The socket tools' text: addresses as the kernel prints them, protocols and states by name,
 // port lists.
 #include <tpkit/btf.hpp>
+#include <tpkit/cli.hpp>
 #include <tpkit/inet.hpp>
 
 #include <gtest/gtest.h>
@@ -18,15 +19,15 @@ std::string text_of(int family, const char* address)
     return tpkit::address_text(family, bytes);
 }
 
+// The exit code of a tool given these arguments: 0, or 2 for a usage error.
 int parse(const std::vector<std::string>& args, std::vector<std::uint16_t>& ports)
 {
-    CLI::App app;
-    tpkit::add_ports_option(app, "-P", ports, "ports");
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    tpkit::Cli cli("inet_test", "", "");
+    tpkit::add_ports_option(cli, "-P", ports, "ports");
     try {
-        app.parse(reversed);
-    } catch (const CLI::ParseError&) {
-        return 2;
+        cli.parse_args(args);
+    } catch (const tpkit::Error& e) {
+        return static_cast<int>(e.code());
     }
     return 0;
 }

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// What the build makes from a tool's command line (its --man-page and --completion-options).
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace tpkit {
+
+// The parts of a tool's man page that come from its command line (NAME, SYNOPSIS, OPTIONS,
+// --help's EXAMPLES) as roff; cmake/gen-man.cmake adds the hand-written parts of docs/man/.
+std::string man_page_generated(const CLI::App& app);
+// One line per option for the shell completions: its names, then " =" when it takes a value.
+std::string completion_options(const CLI::App& app);
+
+} // namespace tpkit
