@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -95,6 +96,26 @@ const CLI::Validator positive_integer(
         return std::string();
     },
     "N");
+
+// --ready-fd: a descriptor the tool inherited open for writing, other than stdin, stdout and
+// stderr (the word would be mixed into the output).
+const CLI::Validator writable_descriptor(
+    [](const std::string& text) {
+        bool digits = !text.empty() && text.size() < 10 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits)
+            return fmt::format("'{}' is not a file descriptor", text);
+        const int fd = std::atoi(text.c_str());
+        if (fd <= STDERR_FILENO)
+            return fmt::format("{} is standard input, output or error", fd);
+        const int flags = fcntl(fd, F_GETFL);
+        if (flags < 0)
+            return fmt::format("{} is not an open file descriptor", fd);
+        if ((flags & O_ACCMODE) == O_RDONLY)
+            return fmt::format("{} is not open for writing", fd);
+        return std::string();
+    },
+    "");
 
 // An option given an empty value ("", or only its delimiters: `-f ,`) would otherwise act as if
 // it were not given, or take the next argument as its value: refused here for every option of
@@ -397,6 +418,11 @@ void Cli::add_run_options()
             ""))
         ->option_text("CLOCK");
     app_->add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
+    app_->add_option("--ready-fd", options_.ready_fd,
+                     "once tracing has begun (every event attached), write \"ready\" and a newline "
+                     "to file descriptor FD and close it, for scripts that start events after")
+        ->check(writable_descriptor)
+        ->type_name("FD");
 }
 
 void Cli::add_interval_count()
@@ -609,6 +635,17 @@ StopSignal::StopSignal(double duration_seconds)
         deadline_ = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                         std::chrono::duration<double>(duration_seconds));
+}
+
+StopSignal::StopSignal(const CommonOptions& options) : StopSignal(options.duration)
+{
+    if (options.ready_fd < 0)
+        return;
+    // A reader that has gone is no reason to stop tracing (SIGPIPE is ignored: run_tool()).
+    constexpr std::string_view ready = "ready\n";
+    while (write(options.ready_fd, ready.data(), ready.size()) < 0 && errno == EINTR) {
+    }
+    close(options.ready_fd);
 }
 
 bool StopSignal::wait(std::chrono::milliseconds timeout)

@@ -7,7 +7,7 @@ namespace tpkit {
 
 void run_collector(const CommonOptions& options, Collector& collector)
 {
-    StopSignal stop(options.duration);
+    StopSignal stop(options);
     std::uint64_t uncounted = collector.uncounted();
     run_aggregate(options, stop, [&](Drain drain) {
         Reading reading = collector.collect(drain);

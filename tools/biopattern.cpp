@@ -90,7 +90,7 @@ int main(int argc, char** argv)
         tpkit::BlockDeviceNames names;
         tpkit::MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
                                   fmt::format("more than {} disks", max_disks));
-        tpkit::StopSignal stop(common.duration);
+        tpkit::StopSignal stop(common);
         tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(counts, missed, names, drain); });
     });
 }

@@ -149,7 +149,7 @@ int main(int argc, char** argv)
         // A screen to clear only where there is one.
         const bool clear = !options.no_clear && !common.json && isatty(STDOUT_FILENO);
         tpkit::Output& out = tpkit::standard_output();
-        tpkit::StopSignal stop(common.duration);
+        tpkit::StopSignal stop(common);
         tpkit::run_intervals(common, stop, [&](tpkit::Drain drain) {
             tpkit::Reading reading = collect(options, counts, missed, names, drain);
             if (common.json) {

@@ -81,7 +81,7 @@ int main(int argc, char** argv)
         tpkit::MissedWatch missed(
             cli.name(), skel->maps.tpkit_missed,
             fmt::format("more than {} process names in an interval", max_names));
-        tpkit::StopSignal stop(common.duration);
+        tpkit::StopSignal stop(common);
         tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(hists, missed, drain); });
     });
 }

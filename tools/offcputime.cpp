@@ -164,11 +164,9 @@ void run(const Options& options, tpkit::CommonOptions common)
     skel.load();
     skel.attach();
 
+    // No banner in the output (bcc prints one there): StopSignal says "Tracing…" on a
+    // terminal's stderr, and --ready-fd tells a script.
     tpkit::Output& out = tpkit::standard_output();
-    if (!common.json && !options.folded)
-        out.print("Tracing off-CPU time (us) of {}... Hit Ctrl-C to end.\n",
-                  common.pid ? fmt::format("PID {}", common.pid)
-                  : common.tid ? fmt::format("TID {}", common.tid) : "all threads");
     tpkit::MissedWatch missed("offcputime", skel->maps.tpkit_missed,
                               fmt::format("more than {} threads blocked at once, or thread "
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
@@ -177,7 +175,7 @@ void run(const Options& options, tpkit::CommonOptions common)
     StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
                                OFFCPUTIME_NO_STACK, options.offsets);
     symbolizer.read_kernel_symbols_from(tpkit::KernelSymbolsInBackground());
-    tpkit::StopSignal stop(common.duration);
+    tpkit::StopSignal stop(common);
     tpkit::run_intervals(common, stop, [&](tpkit::Drain) {
         print(collect(*skel, symbolizer), options, common, out);
         if (const std::uint64_t uncounted = missed.report(); uncounted && common.json)

@@ -145,7 +145,7 @@ int main(int argc, char** argv)
 
         tpkit::MissedWatch missed(cli.name(), skel->maps.tpkit_missed,
                                   fmt::format("more than {} addresses in an interval", max_keys));
-        tpkit::StopSignal stop(common.duration);
+        tpkit::StopSignal stop(common);
         tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) { return collect(options, hists, missed, drain); });
     });
 }

@@ -166,7 +166,7 @@ int main(int argc, char** argv)
             links.push_back(tpkit::attach_instance(programs(*instances[i]), planned[i], plans));
         }
         tpkit::say_attached_before_stop(cli.name(), links.size(), planned.size());
-        tpkit::StopSignal stop(common.duration);
+        tpkit::StopSignal stop(common);
         tpkit::drop_privileges(); // reading and detaching need none
         tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);

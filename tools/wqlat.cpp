@@ -103,7 +103,7 @@ void run(const Options& options, const tpkit::CommonOptions& common)
         "wqlat", skel->maps.tpkit_missed,
         fmt::format("more than {} work items queued at once, or {} work functions in an interval",
                     TPKIT_TIMING_MAX_ENTRIES, max_functions));
-    tpkit::StopSignal stop(common.duration);
+    tpkit::StopSignal stop(common);
     tpkit::run_aggregate(common, stop, [&](tpkit::Drain drain) {
         return collect(options, hists, missed, ksyms, kallsyms_reading, drain);
     });

@@ -61,6 +61,8 @@ struct CommonOptions {
     bool perf_buffer = false;
     // Tools that size maps from options: --max-map-memory MiB, 0 = the default limit
     std::uint64_t max_map_memory_mib = 0;
+    // --ready-fd: told "ready\n" (then closed) once tracing has begun; -1 = none
+    int ready_fd = -1;
 };
 
 // An option as it is added (Cli::option(), Cli::flag()), to refine: each call is CLI11's
@@ -201,6 +203,9 @@ void note_traced(std::string_view event);
 class StopSignal {
 public:
     explicit StopSignal(double duration_seconds);
+    // A tool's: --duration, and "ready" on --ready-fd (the tool made it once every event is
+    // attached and counted).
+    explicit StopSignal(const CommonOptions& options);
 
     // Waits at most `timeout`, writing standard_output() as its reader takes it meanwhile; true
     // when it is time to stop (signal or deadline).

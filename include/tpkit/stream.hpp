@@ -87,7 +87,7 @@ void run_stream(const Cli& cli, const std::function<void(const Event&)>& on_even
         on_event(e);
     });
     skel.attach();
-    StopSignal stop(options.duration);
+    StopSignal stop(options);
     if (attached)
         attached();
     drop_privileges();

@@ -546,12 +546,30 @@ TEST_P(TracingTool, CgroupOfAnotherFilesystemIsUsageError)
         GTEST_SKIP() << spec.name << " has no task filters";
     const std::string mount = tpkit::cgroup2_mount();
     ToolRun run(tool_argv(spec, {"--cgroup", "/tmp", "--duration", "5"}));
+    // Failing before it traces, it closes --ready-fd with nothing written.
+    EXPECT_FALSE(run.wait_until_attached(spec.links, 20s));
     EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
     EXPECT_EQ(run.stderr_text(),
               spec.name + ": --cgroup /tmp: not a cgroup v2 directory (" +
                   (mount.empty() ? "cgroup v2 is not mounted" : "cgroup v2 is mounted at " + mount) +
                   ")\n");
     EXPECT_TRUE(run.lines().empty());
+}
+
+// --ready-fd takes a descriptor open for writing, other than stdin, stdout and stderr.
+TEST_P(TracingTool, ReadyFdOtherThanAnOpenWritableDescriptorIsUsageError)
+{
+    REQUIRE_SPEC(GetParam());
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"1", "--ready-fd: 1 is standard input, output or error"},
+        {"999", "--ready-fd: 999 is not an open file descriptor"},
+        {"3x", "--ready-fd: '3x' is not a file descriptor"}};
+    for (const auto& [fd, problem] : cases) {
+        ToolRun run(tool_argv(spec, {"--ready-fd", fd, "--duration", "5"}));
+        EXPECT_EQ(run.wait(20s), 2) << run.stderr_text();
+        EXPECT_NE(run.stderr_text().find(problem), std::string::npos) << run.stderr_text();
+        EXPECT_TRUE(run.lines().empty());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(CrossTool, TracingTool, testing::ValuesIn(tools_of_kind({Kind::tracer})),

@@ -186,12 +186,16 @@ void expect_exact_keyed_sum(const std::string& tool_name,
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::uint64_t sum = 0;
     const std::string pid = std::to_string(caller.pid());
+    std::string caller_lines; // each interval's figure, to see where a shortfall is
     for (const auto& line : tool.lines()) {
         auto obj = tpkit::live::parse_flat_json(line);
-        if (obj["pid"] == pid || obj["key"] == pid)
+        if (obj["pid"] == pid || obj["key"] == pid) {
             sum += std::stoull(obj[figure]);
+            caller_lines += obj[figure] + " ";
+        }
     }
-    EXPECT_EQ(sum, calls) << tool.stderr_text();
+    EXPECT_EQ(sum, calls) << tool.stderr_text() << "\nper interval: " << caller_lines << "\nlines: "
+                          << tool.lines().size();
 }
 
 } // namespace

@@ -69,10 +69,35 @@ std::chrono::milliseconds patient(std::chrono::milliseconds timeout)
     return timeout * factor;
 }
 
-ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string> as_user)
+namespace {
+
+// The descriptor on which a tool run by ToolRun says "ready" (--ready-fd).
+constexpr int ready_descriptor = 3;
+
+// Whether PROGRAM is one of the build's tools that trace (they all take --ready-fd).
+bool takes_ready_fd(const std::string& program)
 {
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    const std::string dir = tool_path("");
+    if (!program.starts_with(dir))
+        return false;
+    const std::string name = program.substr(dir.size());
+    return name != "tplist" && name != "tpgen" && name != "tpkit-exporter" && name != "tpkit";
+}
+
+} // namespace
+
+ToolRun::ToolRun(const std::vector<std::string>& given_argv, std::optional<std::string> as_user)
+{
+    // A tool that traces is told to say when it has begun (as a script would use it), unless the
+    // test gives --ready-fd itself: its
+    // links exist a moment before it counts (the engines arm their programs after attaching).
+    std::vector<std::string> argv = given_argv;
+    const bool told_ready = !argv.empty() && takes_ready_fd(argv[0]) &&
+                            std::find(argv.begin(), argv.end(), "--ready-fd") == argv.end();
+    if (told_ready)
+        argv.insert(argv.begin() + 1, {"--ready-fd", std::to_string(ready_descriptor)});
+    int out[2], err[2], ready[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(ready, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe failed");
     struct passwd* pw = as_user ? getpwnam(as_user->c_str()) : nullptr;
     if (as_user && !pw)
@@ -83,6 +108,12 @@ ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string
     if (pid_ == 0) {
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
+        // Only then: a tool's descriptors are otherwise what the test runner gave (RLIMIT_NOFILE
+        // cases count them).
+        if (told_ready && ready[1] == ready_descriptor)
+            fcntl(ready_descriptor, F_SETFD, 0); // dup2 would keep its close-on-exec
+        else if (told_ready)
+            dup2(ready[1], ready_descriptor);
         // The test runner may block these; the tool must see them as a user's shell would.
         sigset_t none;
         sigemptyset(&none);
@@ -98,8 +129,13 @@ ToolRun::ToolRun(const std::vector<std::string>& argv, std::optional<std::string
     }
     close(out[1]);
     close(err[1]);
+    close(ready[1]);
     out_fd_ = out[0];
     err_fd_ = err[0];
+    if (told_ready)
+        ready_fd_ = ready[0];
+    else
+        close(ready[0]);
 }
 
 ToolRun::~ToolRun()
@@ -112,6 +148,8 @@ ToolRun::~ToolRun()
         close(out_fd_);
     if (err_fd_ >= 0)
         close(err_fd_);
+    if (ready_fd_ >= 0)
+        close(ready_fd_);
 }
 
 bool ToolRun::read_some(std::chrono::milliseconds timeout)
@@ -242,10 +280,31 @@ int ToolRun::wait(std::chrono::milliseconds timeout)
     return *status_;
 }
 
+bool ToolRun::wait_until_ready(std::chrono::steady_clock::time_point deadline)
+{
+    std::string said;
+    while (said.find('\n') == std::string::npos) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd fd{ready_fd_, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&fd, 1, static_cast<int>(left.count())) <= 0)
+            return false;
+        char buf[64];
+        const ssize_t n = ::read(ready_fd_, buf, sizeof(buf));
+        if (n <= 0)
+            return false; // the tool ended without being ready
+        said.append(buf, static_cast<std::size_t>(n));
+    }
+    close(ready_fd_);
+    ready_fd_ = -1;
+    return said == "ready\n";
+}
+
 bool ToolRun::wait_until_attached(std::size_t links, std::chrono::milliseconds timeout)
 {
     const std::string dir = "/proc/" + std::to_string(pid_) + "/fd";
     auto deadline = std::chrono::steady_clock::now() + patient(timeout);
+    if (ready_fd_ >= 0 && !wait_until_ready(deadline))
+        return false;
     while (std::chrono::steady_clock::now() < deadline && !try_reap(false)) {
         std::size_t found = 0;
         std::error_code ec;

@@ -27,7 +27,8 @@ std::chrono::milliseconds patient(std::chrono::milliseconds timeout);
 // A tool running with stdout and stderr captured.
 class ToolRun {
 public:
-    // as_user: run as that user (privileges dropped) instead of root.
+    // as_user: run as that user (privileges dropped) instead of root. A tpkit tool that traces
+    // gets --ready-fd 3 after its name (wait_until_attached() reads it) unless argv has one.
     explicit ToolRun(const std::vector<std::string>& argv, std::optional<std::string> as_user = {});
     ~ToolRun();
     ToolRun(const ToolRun&) = delete;
@@ -48,8 +49,9 @@ public:
     // exit status as stop() does.
     int wait(std::chrono::milliseconds timeout);
 
-    // Waits until the tool holds `links` BPF links (its tracepoints are attached); false after
-    // timeout or when it exited.
+    // Waits until the tool holds `links` BPF links (its tracepoints are attached) and, for
+    // tpkit's tracing tools (run with --ready-fd), until it says "ready": counting, not only
+    // attached. False after timeout or when it exited.
     bool wait_until_attached(std::size_t links, std::chrono::milliseconds timeout);
     // Waits until the tool holds no capability, not even in its bounding set: what a streaming
     // tool does once attached, its set-up over. False after timeout or when it exited.
@@ -69,10 +71,12 @@ private:
     bool read_some(std::chrono::milliseconds timeout);
     void drain();
     bool try_reap(bool block);
+    bool wait_until_ready(std::chrono::steady_clock::time_point deadline);
 
     pid_t pid_ = -1;
     int out_fd_ = -1;
     int err_fd_ = -1;
+    int ready_fd_ = -1; // read end of the tool's --ready-fd until it said "ready"
     std::string partial_;
     std::vector<std::string> lines_;
     std::size_t scanned_ = 0;
