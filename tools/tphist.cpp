@@ -31,12 +31,8 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_map_memory();
     cli.add_interval_count();
-    auto linear = cli.option("--linear", options.linear,
-                             "linear buckets MIN,MAX,STEP instead of log2");
-    cli.option("--loglinear", options.loglinear,
-               "split each power of two into 2^K buckets (K = 1..4)")
-        .range(1u, 4u)
-        .excludes(linear);
+    tpkit::tphist::add_bucket_options(cli, options.linear, options.loglinear,
+                                      "linear buckets MIN,MAX,STEP instead of log2");
     cli.option("--unit", options.unit,
                "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
                "format says [ns]) shown in this unit")

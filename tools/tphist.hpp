@@ -113,6 +113,17 @@ inline bool in_nanoseconds(const EventFormat& format, std::string_view name)
     return false;
 }
 
+// --linear MIN,MAX,STEP and --loglinear K, one or the other; `linear_description` says what
+// MIN, MAX and STEP are in.
+inline void add_bucket_options(Cli& cli, std::string& linear, unsigned& loglinear,
+                               const std::string& linear_description)
+{
+    auto linear_option = cli.option("--linear", linear, linear_description);
+    cli.option("--loglinear", loglinear, "split each power of two into 2^K buckets (K = 1..4)")
+        .range(1u, 4u)
+        .excludes(linear_option);
+}
+
 // The bucket layout of --linear MIN,MAX,STEP or --loglinear K (log2 when neither) into config.
 inline void configure_buckets(tpkit_engine_config& config, const std::string& linear,
                               unsigned loglinear)

@@ -56,12 +56,8 @@ inline void add_options(Cli& cli, Options& options)
                "one histogram per comm, pid, tid or FIELD of the START event");
     cli.option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
         .one_of({"ns", "us", "ms"});
-    auto linear = cli.option("--linear", options.linear,
-                             "linear buckets MIN,MAX,STEP (in --unit) instead of log2");
-    cli.option("--loglinear", options.loglinear,
-               "split each power of two into 2^K buckets (K = 1..4)")
-        .range(1u, 4u)
-        .excludes(linear);
+    tphist::add_bucket_options(cli, options.linear, options.loglinear,
+                               "linear buckets MIN,MAX,STEP (in --unit) instead of log2");
     cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
         .range(1u, 1u << 20);
     cli.option("--max-pending", options.max_pending,

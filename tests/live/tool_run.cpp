@@ -89,8 +89,8 @@ bool takes_ready_fd(const std::string& program)
 ToolRun::ToolRun(const std::vector<std::string>& given_argv, std::optional<std::string> as_user)
 {
     // A tool that traces is told to say when it has begun (as a script would use it), unless the
-    // test gives --ready-fd itself: its
-    // links exist a moment before it counts (the engines arm their programs after attaching).
+    // test gives --ready-fd itself: its links exist a moment before it counts (the engines arm
+    // their programs after attaching).
     std::vector<std::string> argv = given_argv;
     const bool told_ready = !argv.empty() && takes_ready_fd(argv[0]) &&
                             std::find(argv.begin(), argv.end(), "--ready-fd") == argv.end();
