@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <ctime>
@@ -219,6 +220,57 @@ struct DocsRequest {
     enum What { man_page, completion_options } what;
 };
 
+// --help names an option's value as its man page does ("-u,--uid UID"), not by CLI11's type
+// and checks ("UINT:UINT in [0 - 4294967294]").
+class HelpFormatter : public CLI::Formatter {
+public:
+    std::string make_option_opts(const CLI::Option* option) const override
+    {
+        std::string opts;
+        if (takes_value(option)) {
+            opts += " " + value_name(option);
+            if (option->get_expected_max() == CLI::detail::expected_max_vector_size)
+                opts += " ...";
+            if (option->get_required())
+                opts += " REQUIRED";
+        }
+        return opts;
+    }
+
+    std::string make_option_desc(const CLI::Option* option) const override
+    {
+        std::string description = option->get_description();
+        std::string others;
+        for (const CLI::Option* other : option->get_excludes())
+            others += (others.empty() ? "" : " or ") + other->get_name();
+        return others.empty() ? description : description + " (not with " + others + ")";
+    }
+};
+
+// libbpf-tools' short flags of its tool named `tool`: letter → long name.
+std::map<char, std::string> bcc_short_flags(std::string_view tool)
+{
+    static constexpr std::string_view table =
+#include "bcc_short_flags.inc"
+        ;
+    std::map<char, std::string> flags;
+    std::string_view rest = table;
+    while (!rest.empty()) {
+        std::string_view line = rest.substr(0, rest.find('\n'));
+        rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+        std::array<std::string_view, 3> fields; // tool, letter, long name
+        std::size_t field = 0;
+        for (std::size_t start = 0; field < fields.size() && start <= line.size(); ++field) {
+            const std::size_t tab = std::min(line.find('\t', start), line.size());
+            fields[field] = line.substr(start, tab - start);
+            start = tab + 1;
+        }
+        if (field == fields.size() && fields[0] == tool && fields[1].size() == 1)
+            flags.emplace(fields[1][0], fields[2]);
+    }
+    return flags;
+}
+
 } // namespace
 
 std::string format_hms(time_t seconds)
@@ -231,13 +283,15 @@ std::string format_hms(time_t seconds)
 }
 
 Cli::Cli(std::string name, std::string description, std::string examples)
-    : name_(std::move(name)), app_(std::make_unique<CLI::App>(std::move(description), name_))
+    : name_(std::move(name)), bcc_flags_(bcc_short_flags(name_)),
+      app_(std::make_unique<CLI::App>(std::move(description), name_))
 {
     options_.tool = name_;
     claim_standard_fds(); // before anything is opened
     app_->footer("EXAMPLES:\n" + examples);
+    app_->formatter(std::make_shared<HelpFormatter>());
     app_->get_formatter()->column_width(30);
-    app_->set_version_flag("--version", [name = name_] { return version_text(name); },
+    app_->set_version_flag(common_names('V', "version"), [name = name_] { return version_text(name); },
                            "Print the version, the git commit and libbpf's version and exit");
     // For the build, not in --help: the man page and the shell completions are made from these.
     app_->add_flag_callback("--man-page", [] { throw DocsRequest{DocsRequest::man_page}; })
@@ -319,7 +373,7 @@ CliOption CliOption::allow_extra_args(bool allow)
 
 CliOption CliOption::type_name(std::string name)
 {
-    option_->type_name(std::move(name));
+    option_->option_text(std::move(name)); // value_name(): CLI11's type stays, for number_kind()
     return *this;
 }
 
@@ -355,6 +409,16 @@ CliOption CliOption::check(std::function<std::string(const std::string&)> proble
     return *this;
 }
 
+std::string Cli::common_names(char usual_letter, const std::string& long_name) const
+{
+    for (const auto& [letter, bcc_long_name] : bcc_flags_)
+        if (bcc_long_name == long_name)
+            return fmt::format("-{},--{}", letter, long_name);
+    if (usual_letter && !bcc_flags_.contains(usual_letter))
+        return fmt::format("-{},--{}", usual_letter, long_name);
+    return "--" + long_name;
+}
+
 void Cli::add_common()
 {
     add_task_filters();
@@ -363,15 +427,16 @@ void Cli::add_common()
 
 void Cli::add_task_filters()
 {
-    app_->add_option("-p,--pid", options_.pid, "only the process with this PID (thread group)")
+    app_->add_option(common_names('p', "pid"), options_.pid, "only the process with this PID (thread group)")
         ->check(positive_integer);
-    app_->add_option("-t,--tid", options_.tid, "only the thread with this TID")
+    app_->add_option(common_names('t', "tid"), options_.tid, "only the thread with this TID")
         ->check(positive_integer);
-    app_->add_option("-u,--uid", options_.uid, "only tasks of the user with this UID")
+    app_->add_option(common_names('u', "uid"), options_.uid, "only tasks of the user with this UID")
         ->check(CLI::Range(0u, 4294967294u));
-    app_->add_option("--cgroup", options_.cgroup,
-                     "only tasks in this cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)");
-    app_->add_option("--comm", options_.comm, "only tasks whose command name is COMM")
+    app_->add_option(common_names(0, "cgroup"), options_.cgroup,
+                     "only tasks in this cgroup v2 directory (e.g. /sys/fs/cgroup/system.slice)")
+        ->option_text("DIR");
+    app_->add_option(common_names(0, "comm"), options_.comm, "only tasks whose command name is COMM")
         ->check([](const std::string& v) {
             return v.empty() || v.size() > 15 ? std::string("must have 1 to 15 characters")
                                               : std::string();
@@ -392,14 +457,14 @@ void Cli::keep_own_process()
 
 void Cli::add_cpu_filter()
 {
-    cpu_ = app_->add_option("--cpu", options_.cpu, "only events on this CPU");
+    app_->add_option(common_names(0, "cpu"), options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_run_options()
 {
-    app_->add_flag("-T,--timestamp", options_.timestamp,
+    app_->add_flag(common_names('T', "timestamp"), options_.timestamp,
                    "timestamps: HH:MM:SS on interval output, seconds since start on events");
-    duration_ = app_->add_option("-d,--duration", options_.duration, "stop after SECONDS")
+    duration_ = app_->add_option(common_names('d', "duration"), options_.duration, "stop after SECONDS")
                     ->check(positive_number);
     app_->add_flag("--json", options_.json, "one JSON object per line (docs/json.md)");
     app_->add_option("--clock", options_.clock,
@@ -417,7 +482,7 @@ void Cli::add_run_options()
             },
             ""))
         ->option_text("CLOCK");
-    app_->add_flag("-v,--verbose", options_.verbose, "show libbpf's log");
+    app_->add_flag(common_names('v', "verbose"), options_.verbose, "show libbpf's log");
     app_->add_option("--ready-fd", options_.ready_fd,
                      "once tracing has begun (every event attached), write \"ready\" and a newline "
                      "to file descriptor FD and close it, for scripts that start events after")
@@ -435,7 +500,7 @@ void Cli::add_interval_count()
 
 void Cli::add_interval_option()
 {
-    app_->add_option("-i,--interval", options_.interval, "print every INTERVAL seconds")
+    app_->add_option(common_names('i', "interval"), options_.interval, "print every INTERVAL seconds")
         ->check(positive_number);
 }
 
@@ -445,12 +510,20 @@ void Cli::add_streaming()
                    "use a perf buffer instead of the BPF ring buffer");
 }
 
+void Cli::add_time_of_day()
+{
+    app_->add_flag_callback("-T,--time", [] {},
+                            "TIME as the time of day, HH:MM:SS, as it is without --timestamp")
+        ->excludes(app_->get_option("--timestamp"));
+}
+
 void Cli::add_map_memory()
 {
     app_->add_option("--max-map-memory", options_.max_map_memory_mib,
                      "refuse to start when the maps would take more than MIB of kernel memory "
                      "(default: 1024 or half the available memory)")
-        ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30));
+        ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 30))
+        ->option_text("MIB");
 }
 
 void Cli::release_short_duration()
@@ -458,12 +531,6 @@ void Cli::release_short_duration()
     if (duration_ && app_->remove_option(duration_))
         duration_ = app_->add_option("--duration", options_.duration, "stop after SECONDS")
                         ->check(positive_number);
-}
-
-void Cli::add_short_cpu()
-{
-    if (cpu_ && app_->remove_option(cpu_))
-        cpu_ = app_->add_option("-c,--cpu", options_.cpu, "only events on this CPU");
 }
 
 void Cli::add_disk(std::string& disk)

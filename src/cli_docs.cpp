@@ -64,26 +64,32 @@ bool shown(const CLI::Option* option)
     return !option->get_group().empty();
 }
 
+} // namespace
+
 bool takes_value(const CLI::Option* option)
 {
     return option->get_expected_max() != 0;
 }
 
-// What an option's value is called: its validator's name (SECONDS, N), a number type, or for
-// free text the option's own name (--comm COMM).
 std::string value_name(const CLI::Option* option)
 {
+    if (!option->get_option_text().empty())
+        return option->get_option_text();
     std::string type = option->get_type_name();
     if (auto colon = type.rfind(':'); colon != std::string::npos)
         type.erase(0, colon + 1);
     type = type.substr(0, type.find(' '));
-    if ((type.empty() || type == "TEXT") && !option->get_lnames().empty()) {
-        type = option->get_lnames().front();
+    // CLI11's names of C++ types, and the "N" of any count: the option's own name says more.
+    if (type.empty() || type == "TEXT" || type == "UINT" || type == "INT" || type == "FLOAT" ||
+        type == "N" || type == "POSITIVE") {
+        type = option->get_single_name();
         std::transform(type.begin(), type.end(), type.begin(),
                        [](unsigned char c) { return c == '-' ? '_' : char(std::toupper(c)); });
     }
     return type;
 }
+
+namespace {
 
 std::string option_heading(const CLI::Option* option)
 {

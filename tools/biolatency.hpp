@@ -75,7 +75,7 @@ inline void add_options(Cli& cli, Options& options)
     cli.add_disk(options.disk);
     cli.flag("-Q,--queued", options.queued, "include the time queued in the kernel");
     cli.flag("-D,--disk-split", options.per_disk, "one histogram per disk");
-    cli.flag("-F,--flag-split", options.per_flags, "one histogram per operation and flags");
+    cli.flag("-F,--flag-split,--flag", options.per_flags, "one histogram per operation and flags");
     cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
 }
 

@@ -77,7 +77,7 @@ int main(int argc, char** argv)
     cli.add_streaming();
     cli.add_disk(disk);
     cli.flag("-Q,--queued", queued, "also the time queued in the kernel (QUE)");
-    cli.option("-m,--min-ms", min_ms, "only I/O that took at least MIN_MS at the device")
+    cli.option("-m,--min-ms,--min", min_ms, "only I/O that took at least MIN_MS at the device")
         .range(0.0, 1e9);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

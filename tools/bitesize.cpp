@@ -54,15 +54,13 @@ int main(int argc, char** argv)
 {
     tpkit::Cli cli("bitesize",
                    "Summarize block device I/O sizes (kilobytes) as histograms by the name of the "
-                   "process that submitted the I/O, counted as each request is issued.\n-p, -t, -u, "
-                   "--cgroup and --comm (-c) select the submitting task.",
+                   "process that submitted the I/O, counted as each request is issued.\n-p, -u, "
+                   "--tid, --cgroup and -c (--comm) select the submitting task.",
                    examples);
-    std::string disk, comm;
+    std::string disk;
     cli.add_common();
     cli.add_interval_count();
     cli.add_disk(disk);
-    cli.option("-c", comm, "as --comm: only I/O submitted by tasks named COMM (bcc's -c)")
-        .excludes("--comm");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 
@@ -70,8 +68,6 @@ int main(int argc, char** argv)
         const tpkit::CommonOptions& common = cli.options();
         auto skel = tpkit::Skeleton<bitesize_bpf>::open(cli.name());
         tpkit::apply_task_filters(*skel, common);
-        if (!comm.empty())
-            tpkit::copy_comm(comm, skel->rodata->tpkit_target_comm);
         tpkit::apply_disk_filter(*skel, disk);
         tpkit::SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
         hists.set_max_entries(max_names);

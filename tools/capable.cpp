@@ -13,7 +13,7 @@ namespace {
 constexpr const char* examples = R"(  capable                   # every capability check
   capable -p 181            # only the checks of process 181
   capable -x                # with TID and the user namespace of the resource
-  capable --unique pid      # each capability and verdict once per process
+  capable -u pid            # each capability and verdict once per process
   capable --json | jq .     # one JSON object per check
 )";
 
@@ -63,7 +63,7 @@ int main(int argc, char** argv)
     cli.add_streaming();
     cli.flag("-x,--extra-fields", extra,
              "extra fields: TID and the user namespace (inode) of the resource");
-    cli.option("--unique", unique, "show each capability and verdict once per pid or cgroup")
+    cli.option("-u,--unique", unique, "show each capability and verdict once per pid or cgroup")
         .one_of({"pid", "cgroup"});
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

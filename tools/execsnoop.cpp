@@ -145,11 +145,15 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_streaming();
     cli.flag("-x,--fails", failed, "failed execs too (RET is -errno)");
+    cli.add_time_of_day();
     cli.flag("-U,--print-uid", print_uid, "show a UID column");
     cli.flag("-q,--quote", quote, "put \"quotemarks\" around arguments");
     cli.option("-n,--name", name, "only commands whose name (comm) contains NAME");
     cli.option("-l,--line", line, "only commands whose arguments contain LINE");
-    cli.option("--max-args", max_args, "read at most N arguments (default 20)")
+    cli.option("--max-args", max_args,
+               fmt::format("read at most N arguments, 1 to {} (default {})", EXECSNOOP_MOST_ARGS,
+                           EXECSNOOP_DEFAULT_ARGS))
+        .type_name("N")
         .range(1, EXECSNOOP_MOST_ARGS);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

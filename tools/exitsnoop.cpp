@@ -13,7 +13,7 @@ namespace {
 constexpr const char* examples = R"(  exitsnoop                 # every process exit
   exitsnoop -x              # only those that failed: a non-zero code or a signal
   exitsnoop -p 181          # only process 181's exit
-  exitsnoop --threaded      # every thread's exit
+  exitsnoop -T              # every thread's exit
   exitsnoop --json | jq .   # one JSON object per exit
 )";
 
@@ -49,7 +49,7 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.add_streaming();
     cli.flag("-x,--failed", failed_only, "only exits with a non-zero code or by a signal");
-    cli.flag("--threaded,--threads,--per-thread", threaded,
+    cli.flag("-T,--threaded,--threads,--per-thread", threaded,
              "every thread's exit, not only the process's (its last thread's)");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

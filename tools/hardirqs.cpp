@@ -6,9 +6,9 @@
 namespace {
 
 constexpr const char* examples = R"(  hardirqs                  # total time in each IRQ handler, at Ctrl-C
-  hardirqs -C 1             # how many of each, every second
+  hardirqs --count 1        # how many of each, every second
   hardirqs -d               # histograms of their times, per handler
-  hardirqs -c 1             # only on CPU 1
+  hardirqs -s 1             # only on CPU 1
   hardirqs -NT 1 10         # every second, ten times, in nanoseconds, with the time
   hardirqs --json --duration 5
 )";
@@ -22,5 +22,5 @@ int main(int argc, char** argv)
         "Summarize hard IRQ handler time, or counts, per handler name (irq:irq_handler_entry "
         "and irq_handler_exit; the names of /proc/interrupts). -p, -t, -u, --cgroup and --comm "
         "select the task an IRQ interrupted.",
-        examples, tpkit::hardirqs::open);
+        examples, tpkit::hardirqs::add_options, tpkit::hardirqs::open);
 }

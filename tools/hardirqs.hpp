@@ -13,7 +13,7 @@ using Options = irq_tables::Options;
 
 inline void add_options(Cli& cli, Options& options)
 {
-    irq_tables::add_options(cli, options);
+    irq_tables::add_options(cli, options, "--count");
 }
 
 inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// What softirqs and hardirqs share: bcc's options (-C counts, -d histograms, -N nanoseconds,
-// -c CPU) and tables (one row per softirq vector or hard IRQ name: its total time, or with -C
+// What softirqs and hardirqs share: bcc's options (--count, -d histograms, -N nanoseconds) and tables (one row per softirq vector or hard IRQ name: its total time, or with -C
 // its count), from statistics counted in the kernel (struct irq_stats, bpf/irq_time.bpf.h) in a
-// swapped map named `stats`, drained each interval. -d is bcc's histograms here, so the common
-// --duration has no short form.
+// swapped map named `stats`, drained each interval.
 #pragma once
 
 #include "softirqs.h"
@@ -36,13 +34,13 @@ struct Options {
     bool nanoseconds = false;
 };
 
-inline void add_options(Cli& cli, Options& options)
+// count_names: "-C,--count" as in bcc's softirqs; libbpf-tools' hardirqs now gives -C another
+// meaning (per CPU), so there --count has no short form.
+inline void add_options(Cli& cli, Options& options, const std::string& count_names)
 {
-    cli.release_short_duration();
-    cli.flag("-C,--count", options.count, "show event counts instead of timing");
-    cli.flag("-d,--dist", options.histograms, "show distributions as histograms");
+    cli.flag(count_names, options.count, "show event counts instead of timing");
+    cli.flag("-d,--dist,--distributed", options.histograms, "show distributions as histograms");
     cli.flag("-N,--nanoseconds", options.nanoseconds, "output in nanoseconds");
-    cli.add_short_cpu();
 }
 
 // What a tool counts: the event it counts at ("irq:softirq_exit"), the key's label ("softirq"),
@@ -108,7 +106,7 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uin
                                 const Describe<Key>& describe)
 {
     if (options.count && (options.histograms || options.nanoseconds))
-        throw Error(Exit::usage, "-C counts events: it cannot be used with -d or -N");
+        throw Error(Exit::usage, "--count counts events: it cannot be used with -d or -N");
     struct State {
         Skeleton<Skel> skel;
         SwappedMap stats;
@@ -132,17 +130,18 @@ std::unique_ptr<Collector> open(const Cli& cli, const Options& options, std::uin
         [&s] { return s.missed->total(); });
 }
 
-// A whole tool's main: the common options, [interval] [count], add_options() and the tool's
+// A whole tool's main: the common options, [interval] [count], the tool's add_options() and
 // open (Skel's open<> with its max_keys and Describe).
 inline int tool_main(int argc, char** argv, const std::string& name, const std::string& description,
                      const std::string& examples,
+                     const std::function<void(Cli&, Options&)>& add_tool_options,
                      const std::function<std::unique_ptr<Collector>(const Cli&, const Options&)>& open)
 {
     Cli cli(name, description, examples);
     Options options;
     cli.add_common();
     cli.add_interval_count();
-    add_options(cli, options);
+    add_tool_options(cli, options);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
     return run_tool(cli.name(), [&] { run_collector(cli.options(), *open(cli, options)); });

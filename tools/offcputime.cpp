@@ -46,9 +46,10 @@ struct Options {
     bool user_stacks_only = false, kernel_stacks_only = false;
     bool folded = false, offsets = false;
     std::uint64_t min_us = 1, max_us = UINT64_MAX;
-    std::optional<std::uint32_t> state, uid;
+    std::optional<std::uint32_t> state;
     std::optional<double> duration; // bcc's positional [duration]
     std::uint32_t stack_storage = 16384;
+    std::uint32_t stack_depth = OFFCPUTIME_MAX_STACK_DEPTH;
 };
 
 // One thread's time at one place, its frames innermost first.
@@ -119,10 +120,6 @@ void print(const std::vector<Blocked>& all, const Options& options,
 
 void add_options(tpkit::Cli& cli, Options& o)
 {
-    // -u is bcc's "user threads only" here: the user filter keeps its long name.
-    cli.remove_option("--uid");
-    cli.option("--uid", o.uid, "only tasks of the user with this UID")
-        .range(0u, 4294967294u);
     auto user = cli.flag("-u,--user-threads-only", o.user_threads, "user threads only");
     cli.flag("-k,--kernel-threads-only", o.kernel_threads, "kernel threads only").excludes(user);
     auto ustacks = cli.flag("-U,--user-stacks-only", o.user_stacks_only, "user stacks only");
@@ -130,15 +127,22 @@ void add_options(tpkit::Cli& cli, Options& o)
     cli.flag("-f,--folded", o.folded, "folded stacks (comm;frames… time), for flame graphs")
         .excludes("--json");
     cli.flag("-s,--offset", o.offsets, "show symbol offsets (schedule+0x3a)");
-    cli.option("-m,--min-block-time", o.min_us, "only blocks of at least MIN microseconds (default 1)");
-    cli.option("-M,--max-block-time", o.max_us, "only blocks of at most MAX microseconds");
+    cli.option("-m,--min-block-time", o.min_us, "only blocks of at least MIN microseconds (default 1)")
+        .type_name("MIN");
+    cli.option("-M,--max-block-time", o.max_us, "only blocks of at most MAX microseconds")
+        .type_name("MAX");
     cli.option("--state", o.state,
                "only tasks leaving the CPU in this state: 0 running (preempted), else a "
                "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
     tpkit::add_stack_storage_option(cli, o.stack_storage);
+    cli.option("--perf-max-stack-depth", o.stack_depth,
+               fmt::format("frames kept of each stack, kernel and user (default and most {})",
+                           OFFCPUTIME_MAX_STACK_DEPTH))
+        .range(1u, unsigned(OFFCPUTIME_MAX_STACK_DEPTH));
     cli.option("duration", o.duration, "trace for SECONDS (as -d)")
         .positive()
-        .excludes("--duration");
+        .excludes("--duration")
+        .type_name("SECONDS");
     cli.add_map_memory();
 }
 
@@ -146,7 +150,6 @@ void run(const Options& options, tpkit::CommonOptions common)
 {
     if (options.min_us > options.max_us)
         throw tpkit::Error(tpkit::Exit::usage, "-m must not be more than -M");
-    common.uid = options.uid;
     if (options.duration)
         common.duration = *options.duration;
 
@@ -161,6 +164,9 @@ void run(const Options& options, tpkit::CommonOptions common)
     skel->rodata->state_filter = options.state ? std::int64_t(*options.state) : -1;
     tpkit::check_libbpf(bpf_map__set_max_entries(skel->maps.stacks, options.stack_storage),
                         "cannot size the stack map");
+    tpkit::check_libbpf(bpf_map__set_value_size(skel->maps.stacks,
+                                                options.stack_depth * sizeof(std::uint64_t)),
+                        "cannot size the stack map's stacks");
     skel.load();
     skel.attach();
 
@@ -172,7 +178,7 @@ void run(const Options& options, tpkit::CommonOptions common)
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
     // The kernel's symbols are read from attach on, on a thread of their own: ready when the
     // stacks print, at the end.
-    StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), OFFCPUTIME_MAX_STACK_DEPTH,
+    StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), options.stack_depth,
                                OFFCPUTIME_NO_STACK, options.offsets);
     symbolizer.read_kernel_symbols_from(tpkit::KernelSymbolsInBackground());
     tpkit::StopSignal stop(common);

@@ -23,8 +23,6 @@ int main(int argc, char** argv)
     tpkit::sigsnoop::Options options;
     cli.add_common();
     cli.add_streaming();
-    cli.flag("-k,--kill", options.kill_calls,
-             "kill(), tkill() and tgkill() calls instead, with their results");
     tpkit::sigsnoop::add_options(cli, options);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

@@ -23,9 +23,13 @@ struct Options {
     std::int32_t target_pid = 0;
 };
 
-// -x, -s, -n and --tpid (sigsnoop adds -k).
+// -k, -x, -s, -n and --tpid. killsnoop is sigsnoop -k, as in libbpf-tools (where it is sigsnoop
+// under another name), and takes -k too.
 inline void add_options(Cli& cli, Options& options)
 {
+    cli.flag("-k,--kill", options.kill_calls,
+             options.kill_calls ? "kill(), tkill() and tgkill() calls, as always here"
+                                : "kill(), tkill() and tgkill() calls instead, with their results");
     cli.flag("-x,--failed", options.failed_only,
              options.kill_calls ? "only calls that failed"
                                 : "only signals not delivered: ignored, already pending "

@@ -20,5 +20,5 @@ int main(int argc, char** argv)
         argc, argv, "softirqs",
         "Summarize softirq time, or counts, per vector (irq:softirq_entry and softirq_exit). "
         "-p, -t, -u, --cgroup and --comm select the task a softirq interrupted.",
-        examples, tpkit::softirqs::open);
+        examples, tpkit::softirqs::add_options, tpkit::softirqs::open);
 }

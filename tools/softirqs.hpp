@@ -16,7 +16,7 @@ using Options = irq_tables::Options;
 
 inline void add_options(Cli& cli, Options& options)
 {
-    irq_tables::add_options(cli, options);
+    irq_tables::add_options(cli, options, "-C,--count");
 }
 
 // The vectors' names in the kernel's order, as /proc/softirqs lists them ("NET_RX:"), in lower

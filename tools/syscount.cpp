@@ -44,9 +44,11 @@ int main(int argc, char** argv)
     cli.remove_option("--timestamp");
     cli.add_interval_count();
     cli.option("-T,--top", options.top, "print only the N most frequent (default 10)")
+        .type_name("N")
         .range(std::size_t(1), std::size_t(1) << 30);
     cli.option("-i,--interval", options.interval, "print every SECONDS (as [interval])")
-        .positive();
+        .positive()
+        .type_name("SECONDS");
     tpkit::syscount::add_options(cli, options);
     cli.flag("-l,--list", options.list, "list the syscalls known by name and exit");
     if (auto exit = cli.parse(argc, argv))

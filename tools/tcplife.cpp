@@ -63,6 +63,7 @@ int main(int argc, char** argv)
     cli.add_common();
     cli.keep_own_process();
     cli.add_streaming();
+    cli.add_time_of_day();
     tpkit::add_socket_filter_options(cli, filter, "sessions");
     cli.flag("-w,--wide", wide, "wide columns (fit IPv6 addresses)");
     if (auto exit = cli.parse(argc, argv))

@@ -125,7 +125,7 @@ int main(int argc, char** argv)
     auto by_remote = cli.flag("-B,--byraddr", options.split_remote, "one histogram per remote address");
     by_local.excludes(by_remote);
     cli.flag("-e,--extension", options.averages, "also each histogram's count and average");
-    cli.flag("-m,--milliseconds", options.milliseconds, "histograms in milliseconds");
+    cli.flag("-m,--milliseconds,--millisecond", options.milliseconds, "histograms in milliseconds");
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);
 

@@ -23,14 +23,18 @@ int main(int argc, char** argv)
     tpkit::tpcount::Options options;
     cli.option("--by", options.by,
                "count by comm, pid, tid, cpu, kstack, ustack or FIELD, or several of "
-               "them separated by commas (pid,comm); stacks print folded");
+               "them separated by commas (pid,comm); stacks print folded")
+        .type_name("KEYS");
     cli.option("--filter", options.filters,
                "only events matching this expression (the kernel's filter grammar); "
                "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
-        .allow_extra_args(false);
+        .allow_extra_args(false)
+        .type_name("EXPR");
     cli.option("--top", options.top, "print only the N largest counts")
+        .type_name("N")
         .range(std::size_t(1), std::size_t(1) << 30);
     cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 10240)")
+        .type_name("N")
         .range(1u, 1u << 24);
     tpkit::add_stack_storage_option(cli, options.stack_storage);
     tpkit::add_classic_option(cli, options.classic);

@@ -32,18 +32,21 @@ int main(int argc, char** argv)
     cli.add_map_memory();
     cli.add_interval_count();
     tpkit::tphist::add_bucket_options(cli, options.linear, options.loglinear,
-                                      "linear buckets MIN,MAX,STEP instead of log2");
+                                      "linear buckets from MIN to MAX, STEP wide, instead of log2");
     cli.option("--unit", options.unit,
                "ns, us or ms: a field in nanoseconds (its name ends in _ns, or the event's "
                "format says [ns]) shown in this unit")
         .one_of({"ns", "us", "ms"});
     cli.option("--by", options.by,
                "one histogram per comm, pid, tid, cpu, kstack, ustack or FIELD, or per "
-               "several of them separated by commas (pid,comm)");
+               "several of them separated by commas (pid,comm)")
+        .type_name("KEYS");
     tpkit::add_stack_storage_option(cli, options.stack_storage);
     cli.option("--filter", options.filter,
-               "only events matching this expression (the kernel's filter grammar)");
+               "only events matching this expression (the kernel's filter grammar)")
+        .type_name("EXPR");
     cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
+        .type_name("N")
         .range(1u, 1u << 20);
     if (auto exit = cli.parse(argc, argv))
         return static_cast<int>(*exit);

@@ -118,8 +118,9 @@ inline bool in_nanoseconds(const EventFormat& format, std::string_view name)
 inline void add_bucket_options(Cli& cli, std::string& linear, unsigned& loglinear,
                                const std::string& linear_description)
 {
-    auto linear_option = cli.option("--linear", linear, linear_description);
+    auto linear_option = cli.option("--linear", linear, linear_description).type_name("MIN,MAX,STEP");
     cli.option("--loglinear", loglinear, "split each power of two into 2^K buckets (K = 1..4)")
+        .type_name("K")
         .range(1u, 4u)
         .excludes(linear_option);
 }

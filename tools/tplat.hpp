@@ -47,22 +47,28 @@ inline void add_options(Cli& cli, Options& options)
     cli.option("end", options.end, "the event that ends it, SYSTEM:EVENT").required();
     cli.option("--match", options.match,
                "pair START and END by FIELD (of both) or START_FIELD==END_FIELD "
-               "(each may be EVENT.FIELD) instead of by thread");
+               "(each may be EVENT.FIELD) instead of by thread")
+        .type_name("FIELDS");
     cli.option("--start-filter", options.start_filter,
-               "only START events matching this expression (the kernel's filter grammar)");
+               "only START events matching this expression (the kernel's filter grammar)")
+        .type_name("EXPR");
     cli.option("--end-filter", options.end_filter,
-               "only END events matching this expression");
+               "only END events matching this expression")
+        .type_name("EXPR");
     cli.option("--by", options.by,
-               "one histogram per comm, pid, tid or FIELD of the START event");
+               "one histogram per comm, pid, tid or FIELD of the START event")
+        .type_name("KEYS");
     cli.option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
         .one_of({"ns", "us", "ms"});
     tphist::add_bucket_options(cli, options.linear, options.loglinear,
-                               "linear buckets MIN,MAX,STEP (in --unit) instead of log2");
+                               "linear buckets from MIN to MAX, STEP wide (in --unit), instead of log2");
     cli.option("--max-keys", options.max_keys, "at most N keys with --by (default 1024)")
+        .type_name("N")
         .range(1u, 1u << 20);
     cli.option("--max-pending", options.max_pending,
                "at most N starts waiting for their end (default 10240); more are counted "
                "and reported")
+        .type_name("N")
         .range(1u, 1u << 24);
 }
 

@@ -105,7 +105,8 @@ int main(int argc, char** argv)
     cli.option("--filter", options.filters,
                "only events matching this expression (the kernel's filter grammar); "
                "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")
-        .allow_extra_args(false);
+        .allow_extra_args(false)
+        .type_name("EXPR");
     cli.option("-f,--fields", options.fields,
                "print only these fields, raw (FIELD,FIELD...), instead of the kernel's text "
                "of the event; common_pid is the thread and "

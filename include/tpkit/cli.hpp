@@ -14,6 +14,7 @@
 #include <ctime>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +129,10 @@ public:
     // of the task they concern has them.
     void add_common();
     // -p, -t, -u, --cgroup, --comm, --cpu, --include-self: which tasks' events to show.
+    // The short forms of the common options are bcc's: where libbpf-tools has a tool of this
+    // name (src/bcc_short_flags.tsv), an option takes the letter that tool gives the same long
+    // option (-c for --cgroup, -t for --timestamp in execsnoop), and keeps no letter of its own
+    // that the tool gives another meaning (-t is not --tid there).
     void add_task_filters();
     // After add_common(), for tools whose events the tool's own process never causes (packets,
     // TCP state changes and retransmits): its process is not left out, and --include-self is not
@@ -143,16 +148,14 @@ public:
     void add_interval_option();
     // --perf-buffer, for tools that stream events.
     void add_streaming();
+    // -T/--time, bcc's execsnoop and tcplife's flag for a TIME column of the time of day:
+    // tpkit's TIME column is that already, unless --timestamp makes it seconds since start.
+    void add_time_of_day();
     // --max-map-memory, for tools whose options size their maps (--max-keys).
     void add_map_memory();
-    // After add_common(): --duration keeps its long name only, so that the tool can give -d the
-    // meaning its bcc original has (a disk, histograms).
-    void release_short_duration();
     // --cpu alone (add_task_filters() has it), for tools whose events belong to no task.
     void add_cpu_filter();
-    // After add_common(): -c also names --cpu, as in bcc's hardirqs and softirqs.
-    void add_short_cpu();
-    // -d/--disk DISK, as bcc's block tools have it (release_short_duration() first).
+    // -d/--disk DISK, as bcc's block tools have it (--duration then has no short form).
     void add_disk(std::string& disk);
 
     // Parses; on --help prints it and returns Exit::ok; on a usage error prints one line and
@@ -163,11 +166,16 @@ public:
     void parse_args(const std::vector<std::string>& args);
 
 private:
+    // "-x,--name" or "--name": see add_task_filters().
+    std::string common_names(char usual_letter, const std::string& long_name) const;
+    void release_short_duration();
+
     std::string name_;
+    // The short flags of libbpf-tools' tool of this name: letter → long name ("-" for none).
+    std::map<char, std::string> bcc_flags_;
     std::unique_ptr<CLI::App> app_;
     CommonOptions options_;
     CLI::Option* duration_ = nullptr;
-    CLI::Option* cpu_ = nullptr;
 };
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other

@@ -364,31 +364,54 @@ TEST_P(AnyTool, EveryOptionRefusesAnEmptyValue)
     EXPECT_FALSE(list.lines().empty());
 }
 
-// Every numeric option, as --help types it (FLOAT, UINT), refuses what no range check stops by
-// itself: NaN and infinity for a number, a negative or past-2^64 value for an unsigned one.
+// Every numeric option refuses what no range check stops by itself: NaN and infinity for a
+// number, a negative or past-2^64 value for an unsigned one. Which options take numbers, and of
+// which kind, their answer to a word tells ("'x' is not a whole number from 0 in range"): a
+// value is converted before --help is answered, which a text option then is (exit 0).
 TEST_P(AnyTool, EveryNumericOptionRefusesUnusableNumbers)
 {
-    ToolRun help({tpkit::live::tool_path(GetParam()), "--help"});
-    ASSERT_EQ(help.wait(10s), 0) << help.stderr_text();
+    ToolRun list({tpkit::live::tool_path(GetParam()), "--completion-options"});
+    ASSERT_EQ(list.wait(10s), 0) << list.stderr_text();
     const ToolSpec* spec = spec_of(GetParam());
-    const std::regex numeric(R"(^  (?:-\w,)?(--[\w.-]+) (FLOAT|UINT)\b)");
-    for (const std::string& line : help.lines()) {
-        std::smatch m;
-        if (!std::regex_search(line, m, numeric))
+    auto run_with = [&](const std::vector<std::string>& args) {
+        std::vector<std::string> argv{tpkit::live::tool_path(GetParam())};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return std::make_unique<ToolRun>(spec ? tool_argv(*spec, args) : argv);
+    };
+    std::size_t numeric = 0;
+    bool has_duration = false;
+    for (const std::string& line : list.lines()) {
+        if (line.size() < 2 || line.compare(line.size() - 2, 2, " =") != 0)
             continue;
-        const std::string name = m[1];
-        const std::vector<std::string> values = m[2] == "FLOAT"
+        std::istringstream names(line.substr(0, line.size() - 2));
+        std::string name;
+        for (std::string each; names >> each;)
+            name = each; // the last: the long name where there is one
+        has_duration = has_duration || name == "--duration";
+        auto word = run_with({name, "x", "--help"});
+        const int word_exit = word->wait(10s);
+        EXPECT_TRUE(word_exit == 0 || word_exit == 2) << name << " x: " << word->stderr_text();
+        const std::string& answer = word->stderr_text();
+        const bool is_unsigned = answer.find("whole number from 0") != std::string::npos ||
+                                 answer.find("positive whole number") != std::string::npos;
+        const bool is_float = !is_unsigned && answer.find("whole number") == std::string::npos &&
+                              answer.find("number") != std::string::npos;
+        if (!is_unsigned && !is_float)
+            continue;
+        ++numeric;
+        const std::vector<std::string> values = is_float
                                                     ? std::vector<std::string>{"nan", "inf", "-nan"}
                                                     : std::vector<std::string>{"-1", "18446744073709551616"};
         for (const std::string& value : values) {
-            std::vector<std::string> argv{tpkit::live::tool_path(GetParam()), name, value};
-            ToolRun run(spec ? tool_argv(*spec, {name, value}) : argv);
-            EXPECT_EQ(run.wait(10s), 2) << name << " " << value << ": " << run.stderr_text();
-            EXPECT_EQ(line_count(run.stderr_text()), 1u) << run.stderr_text();
-            EXPECT_NE(run.stderr_text().find(value), std::string::npos) << run.stderr_text();
-            EXPECT_TRUE(run.lines().empty()) << name << " " << value;
+            auto run = run_with({name, value});
+            EXPECT_EQ(run->wait(10s), 2) << name << " " << value << ": " << run->stderr_text();
+            EXPECT_EQ(line_count(run->stderr_text()), 1u) << run->stderr_text();
+            EXPECT_NE(run->stderr_text().find(value), std::string::npos) << run->stderr_text();
+            EXPECT_TRUE(run->lines().empty()) << name << " " << value;
         }
     }
+    if (has_duration)
+        EXPECT_GT(numeric, 0u) << "--duration takes a number";
 }
 
 INSTANTIATE_TEST_SUITE_P(CrossTool, AnyTool, testing::ValuesIn(all_tools()), param_name);

@@ -294,9 +294,9 @@ void expect_hardirqs_bound(int cpu)
     const int irq = irq_of(handler);
     ASSERT_GE(irq, 0) << handler << " is not in /proc/interrupts";
     const int cpus = cpu_count();
-    std::vector<std::string> argv{tpkit::live::tool_path("hardirqs"), "-C", "--json"};
+    std::vector<std::string> argv{tpkit::live::tool_path("hardirqs"), "--count", "--json"};
     if (cpu >= 0)
-        argv.insert(argv.end(), {"-c", std::to_string(cpu)});
+        argv.insert(argv.end(), {"-s", std::to_string(cpu)});
     tpkit::live::TraceInstance trace("irqs");
     ASSERT_EQ(trace.set_filter("irq", "irq_handler_exit", "irq == " + std::to_string(irq)), "");
 

@@ -15,13 +15,13 @@
 namespace {
 
 constexpr std::size_t headers = 14 + 20 + 8; // Ethernet, IPv4, UDP
-constexpr std::size_t marker_payload = 1200; // 1242 bytes: [1024, 2047], apart from the test's
+constexpr std::size_t tx_marker_payload = 1200; // 1242 bytes: [1024, 2047], apart from the test's
 
-void expect_exact_histogram(const std::vector<std::string>& extra_args, const std::string& key)
+void expect_exact_tx_histogram(const std::vector<std::string>& extra_args, const std::string& key)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::PrivateNetns ns;
-    auto tool = ns.start_histogram_tool("nettxlen", extra_args, marker_payload, 1024);
+    auto tool = ns.start_histogram_tool("nettxlen", extra_args, tx_marker_payload, 1024);
     ASSERT_TRUE(tool);
 
     ns.send_datagrams(63 - headers, 7);  // [32, 63]
@@ -39,15 +39,15 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
 
 } // namespace
 
-TEST(NettxlenExact, ExactBucketsOnLoopback) { expect_exact_histogram({"--dev", "lo"}, ""); }
+TEST(NettxlenExact, ExactBucketsOnLoopback) { expect_exact_tx_histogram({"--dev", "lo"}, ""); }
 
 TEST(NettxlenExact, PerDeviceHistogramIsKeyedByName)
 {
-    expect_exact_histogram({"--dev", "lo", "--per-dev"}, "lo");
+    expect_exact_tx_histogram({"--dev", "lo", "--per-dev"}, "lo");
 }
 
 // Loopback takes every packet: all under return code 0 (NETDEV_TX_OK).
 TEST(NettxlenExact, PerReturnCodeHistogramIsKeyedByCode)
 {
-    expect_exact_histogram({"--dev", "lo", "--per-dev", "--per-rc"}, "lo 0");
+    expect_exact_tx_histogram({"--dev", "lo", "--per-dev", "--per-rc"}, "lo 0");
 }
