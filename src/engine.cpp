@@ -230,7 +230,7 @@ std::vector<EventPlan> plan_events(const fs::path& events_root,
         if (ec && ec != std::errc::filename_too_long) // too long for a file: no such event
             throw_read_error(events_root.string(), ec);
         if (!exists)
-            throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
+            throw unknown_tracepoint(name);
         if (!attaches_bpf(name))
             throw Error(Exit::unknown_target,
                         fmt::format("{}: the kernel does not attach BPF programs to ftrace:* events",

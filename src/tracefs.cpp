@@ -105,7 +105,23 @@ fs::path event_dir(const TracepointName& name)
     // An error other than "not found" (a name too long for a file cannot be an event either).
     if (!fs::status_known(status) && ec != std::errc::filename_too_long)
         throw_read_error(dir.string(), ec);
-    throw Error(Exit::unknown_target, fmt::format("unknown tracepoint '{}'", name.str()));
+    throw unknown_tracepoint(name);
+}
+
+Error unknown_tracepoint(const TracepointName& name)
+{
+    std::vector<std::string> events;
+    std::error_code ec;
+    for (const auto& system : fs::directory_iterator(tracefs_root() / "events", ec))
+        if (system.is_directory(ec))
+            for (const auto& event : fs::directory_iterator(system.path(), ec))
+            if (event.is_directory(ec))
+                events.push_back(system.path().filename().string() + ":" +
+                                 event.path().filename().string());
+    const std::string nearest = nearest_name(name.str(), events);
+    return Error(Exit::unknown_target,
+                 fmt::format("unknown tracepoint '{}'{}", name.str(),
+                             nearest.empty() ? "" : fmt::format(" (did you mean {}?)", nearest)));
 }
 
 bool event_exists(const TracepointName& name)

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace tpkit {
 
@@ -35,6 +36,10 @@ private:
 // name that holds a newline.
 inline constexpr std::size_t max_message_bytes = 512;
 std::string one_line(std::string_view message);
+
+// Of `candidates`, the one nearest to `word` when it is near enough to be a slip of the keyboard
+// (one edit for every four characters, three at most), for "did you mean …?"; empty when none is.
+std::string nearest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 // The error for a failed libbpf call: EPERM/EACCES map to no_privileges, the rest to code.
 [[noreturn]] void throw_libbpf_error(Exit code, const std::string& what, int err);

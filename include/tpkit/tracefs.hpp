@@ -2,6 +2,8 @@
 // Locating (and, as root, mounting) tracefs.
 #pragma once
 
+#include "tpkit/error.hpp"
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -24,8 +26,12 @@ struct TracepointName {
 // Parses "sys:event"; throws Error(usage) on a malformed name.
 TracepointName parse_tracepoint_name(std::string_view text);
 
-// tracefs_root()/events/<sys>/<event>; throws Error(unknown_target) when it does not exist.
+// tracefs_root()/events/<sys>/<event>; throws unknown_tracepoint(name) when it does not exist.
 std::filesystem::path event_dir(const TracepointName& name);
+
+// Error(unknown_target) "unknown tracepoint 'SYS:EVENT'", with this kernel's nearest event when
+// one is near enough to be a misspelling: "… (did you mean sched:sched_switch?)".
+Error unknown_tracepoint(const TracepointName& name);
 
 // Whether this kernel has the event: syscalls differ between architectures (x86-64 has open(),
 // arm64 only openat()) and kernel versions.

@@ -191,6 +191,11 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         // Unknown targets: exit 4.
         {"unknown event", tool("tpsnoop", {"sched:no_such_event", "-d", "1"}), 4, {"unknown tracepoint", "sched:no_such_event"}},
         {"unknown system", tool("tpcount", {"nosys:foo", "-d", "1"}), 4, {"unknown tracepoint", "nosys:foo"}},
+        {"misspelt event", tool("tpcount", {"sched:sched_swich", "-d", "1"}), 4,
+         {"unknown tracepoint 'sched:sched_swich' (did you mean sched:sched_switch?)"}},
+        {"misspelt system", tool("tpsnoop", {"syscall:sys_enter_read", "-d", "1"}), 4,
+         {"did you mean syscalls:sys_enter_read?"}},
+        {"misspelt tool", tool("tpkit", {"runqlta"}), 2, {"no tool named 'runqlta', did you mean runqlat?"}},
         {"unknown histogram field", tool("tphist", {switches, "no_such_field", "-d", "1"}), 4, {"no field 'no_such_field'"}},
         {"unknown --by field", tool("tpcount", {switches, "--by", "no_such_field", "-d", "1"}), 4, {"no field 'no_such_field'"}},
         {"unknown -f field", tool("tpsnoop", {switches, "-f", "no_such_field", "-d", "1"}), 4, {"no field 'no_such_field'"}},

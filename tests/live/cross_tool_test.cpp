@@ -416,6 +416,32 @@ TEST_P(AnyTool, EveryNumericOptionRefusesUnusableNumbers)
 
 INSTANTIATE_TEST_SUITE_P(CrossTool, AnyTool, testing::ValuesIn(all_tools()), param_name);
 
+// `tpkit` alone lists every tool it runs (all but tpgen), one line each within 80 columns.
+TEST(Multicall, NoArgumentsListsEveryToolOnALineOfItsOwn)
+{
+    ToolRun run({tpkit::live::tool_path("tpkit")});
+    EXPECT_EQ(run.wait(10s), 2) << run.stderr_text();
+    std::set<std::string> listed;
+    for (const std::string& line : run.lines()) {
+        if (line.rfind("  ", 0) != 0)
+            continue;
+        std::istringstream words(line);
+        std::string name, summary;
+        words >> name;
+        std::getline(words, summary);
+        listed.insert(name);
+        const auto columns = std::count_if(line.begin(), line.end(), [](char c) {
+            return (static_cast<unsigned char>(c) & 0xc0) != 0x80; // UTF-8: lead bytes only
+        });
+        EXPECT_LE(columns, 80) << line;
+        EXPECT_GT(summary.size(), 10u) << line;
+    }
+    for (const std::string& tool : all_tools())
+        if (tool != "tpgen")
+            EXPECT_TRUE(listed.contains(tool)) << tool;
+    EXPECT_EQ(listed.size(), all_tools().size() - 1);
+}
+
 // ---- tools that read tracefs or load BPF ----
 
 class LiveTool : public testing::TestWithParam<std::string> {};

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// one_line(): what every tool prints as its one line of error, whatever input it echoes.
+// one_line(): what every tool prints as its one line of error, whatever input it echoes;
+// nearest_name(): its "did you mean …?".
 #include <tpkit/error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 using tpkit::one_line;
 
@@ -24,4 +26,26 @@ TEST(OneLine, CutsPastTheLimitWithTheCountLeftOut)
     // A cut never splits a UTF-8 sequence: é (2 bytes) straddling the limit goes whole.
     const std::string before(tpkit::max_message_bytes - 1, 'a');
     EXPECT_EQ(one_line(before + "\xc3\xa9" + "z"), before + "... (3 more bytes)");
+}
+
+TEST(NearestName, ASlipOfTheKeyboardFindsItsName)
+{
+    const std::vector<std::string> events{"sched:sched_switch", "sched:sched_wakeup",
+                                          "syscalls:sys_enter_read", "syscalls:sys_exit_read"};
+    EXPECT_EQ(tpkit::nearest_name("sched:sched_swich", events), "sched:sched_switch");  // a letter out
+    EXPECT_EQ(tpkit::nearest_name("sched:sched_swtich", events), "sched:sched_switch"); // two swapped
+    EXPECT_EQ(tpkit::nearest_name("syscall:sys_enter_read", events), "syscalls:sys_enter_read");
+    // Equally near: the first by name.
+    EXPECT_EQ(tpkit::nearest_name("sock:inet_sock_set_stat", {"sock:inet_sock_set_state", "sock:inet_sock_set_stats"}),
+              "sock:inet_sock_set_state");
+}
+
+TEST(NearestName, NothingNearEnoughIsNoSuggestion)
+{
+    const std::vector<std::string> tools{"runqlat", "runqslower", "tcplife"};
+    EXPECT_EQ(tpkit::nearest_name("runqlta", tools), "runqlat");
+    EXPECT_EQ(tpkit::nearest_name("zzzzzzz", tools), "");
+    EXPECT_EQ(tpkit::nearest_name("runqlat", tools), ""); // itself is no suggestion
+    EXPECT_EQ(tpkit::nearest_name("rq", tools), "");      // two letters allow one edit
+    EXPECT_EQ(tpkit::nearest_name("x", {}), "");
 }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpkit: every tool in one executable. `tpkit TOOL [ARGS]`, or run under a tool's name (the
 // packages' links: forksnoop -> tpkit) to be that tool.
+#include "tpkit/error.hpp"
 #include "tpkit/version.hpp"
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
 #include <string_view>
 
 // tpkit_tools.inc: TPKIT_TOOL("forksnoop", tpkit_main_forksnoop) for each tool, from CMake.
@@ -34,20 +39,40 @@ const Tool* find_tool(std::string_view name)
     return nullptr;
 }
 
+// TOOL: its man page's summary (tpkit_summaries.inc, made by cmake/gen-tool-summaries.cmake).
+struct Summary {
+    std::string_view tool;
+    std::string_view text;
+};
+
+constexpr Summary summaries[] = {
+#include "tpkit_summaries.inc"
+};
+
 void print_usage()
 {
+    std::vector<Summary> sorted(std::begin(summaries), std::end(summaries));
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Summary& a, const Summary& b) { return a.tool < b.tool; });
     fmt::print("Usage: tpkit TOOL [ARGS]   (or run a tool by its name: a link to tpkit)\n"
                "TOOL --help describes each one. Tools:\n");
-    std::size_t column = 0;
-    for (const Tool& tool : tools) {
-        if (column + tool.name.size() + 1 > 78) {
-            fmt::print("\n");
-            column = 0;
+    // A line each: a long summary ends before its last aside or clause that fits, else at a word.
+    constexpr std::size_t width = 64;
+    for (const Summary& summary : sorted) {
+        std::string text(summary.text);
+        if (text.rfind('(') != std::string::npos && text.rfind(')') < text.rfind('('))
+            text.erase(text.rfind(" (")); // an aside the first sentence cut short
+        if (text.size() > width) {
+            const std::string_view fits = std::string_view(text).substr(0, width);
+            const std::size_t aside = fits.rfind(" ("), clause = fits.rfind(", ");
+            if (aside != std::string_view::npos || clause != std::string_view::npos)
+                text.erase(std::max(aside == std::string_view::npos ? 0 : aside,
+                                    clause == std::string_view::npos ? 0 : clause));
+            else
+                text = std::string(fits.substr(0, fits.rfind(' '))) + "…";
         }
-        fmt::print(" {}", tool.name);
-        column += tool.name.size() + 1;
+        fmt::print("  {:<13} {}\n", summary.tool, text);
     }
-    fmt::print("\n");
 }
 
 } // namespace
@@ -68,6 +93,11 @@ int main(int argc, char** argv)
     }
     if (const Tool* tool = find_tool(argv[1]))
         return tool->main(argc - 1, argv + 1);
-    fmt::print(stderr, "tpkit: no tool named '{}' (tpkit --help lists them)\n", argv[1]);
+    std::vector<std::string> names;
+    for (const Tool& tool : tools)
+        names.emplace_back(tool.name);
+    const std::string nearest = tpkit::nearest_name(argv[1], names);
+    fmt::print(stderr, "tpkit: no tool named '{}'{} (tpkit --help lists them)\n", argv[1],
+               nearest.empty() ? "" : fmt::format(", did you mean {}?", nearest));
     return 2;
 }
