@@ -30,8 +30,12 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -871,6 +875,21 @@ struct FixedContender {
     bool interrupt = false;
 };
 
+// PROGRAM ARGS as a contender; "not installed" when PROGRAM is empty.
+FixedContender fixed_external(std::string id, std::string label, std::string family,
+                              const std::string& program, const std::vector<std::string>& args,
+                              double seconds)
+{
+    FixedContender c{std::move(id), std::move(label), std::move(family), {}, seconds, {}};
+    if (program.empty())
+        c.missing = "not installed";
+    else {
+        c.argv.push_back(program);
+        c.argv.insert(c.argv.end(), args.begin(), args.end());
+    }
+    return c;
+}
+
 std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& p)
 {
     std::string d = fmt::format("{}", cfg.fixed_seconds);
@@ -907,14 +926,8 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
     };
     auto add = [&](std::string id, std::string label, std::string family,
                    const std::string& program, std::vector<std::string> args, double seconds) {
-        FixedContender c{std::move(id), std::move(label), std::move(family), {}, seconds, {}};
-        if (program.empty())
-            c.missing = "not installed";
-        else {
-            c.argv.push_back(program);
-            c.argv.insert(c.argv.end(), args.begin(), args.end());
-        }
-        out.push_back(std::move(c));
+        out.push_back(fixed_external(std::move(id), std::move(label), std::move(family), program,
+                                     args, seconds));
     };
     add("bpftrace-hist", "bpftrace hist(args->count), exit() on an interval", "bpftrace",
         p.bpftrace,
@@ -999,8 +1012,9 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
 }
 
 struct FixedResult {
-    // fixed_ms to the exit, eof_ms to the end of stdout (the output complete)
-    std::vector<double> fixed_ms, eof_ms, rss_mib, attach_ms;
+    // fixed_ms to the exit (the shell's prompt), eof_ms to the end of stdout (the output
+    // complete), detached_ms to the exit of the last process the run left (everything detached)
+    std::vector<double> fixed_ms, eof_ms, rss_mib, attach_ms, detached_ms;
     std::string error;
 };
 
@@ -1035,12 +1049,89 @@ std::vector<FixedContender> glob_scale_contenders(const Config& cfg)
     return out;
 }
 
+// glob-exit: the events of the largest subsystem but syscalls (xfs:* here, 631), by name; its
+// first 1, 10, 100 and all of them counted by tpcount (a classic tracepoint each), bpftrace
+// (@[probe] = count()) and perf stat, for the time to the prompt and to everything detached.
+std::vector<FixedContender> glob_exit_contenders(const Config& cfg, const Programs& p)
+{
+    std::map<std::string, std::vector<std::string>> by_system;
+    try {
+        for (const auto& e : tpkit::list_events(tpkit::live_events_root(), ""))
+            if (e.system != "syscalls" && tpkit::attaches_bpf(e))
+                by_system[e.system].push_back(e.event);
+    } catch (const std::exception&) {
+        return {};
+    }
+    auto largest = std::max_element(by_system.begin(), by_system.end(), [](const auto& a, const auto& b) {
+        return a.second.size() < b.second.size();
+    });
+    if (largest == by_system.end())
+        return {};
+    const auto& [system, events] = *largest;
+    std::string d = fmt::format("{}", cfg.fixed_seconds);
+    std::vector<FixedContender> out;
+    std::set<std::size_t> counts{1, 10, 100, events.size()};
+    for (std::size_t n : counts) {
+        if (n > events.size() || (cfg.smoke && n > 10))
+            continue;
+        const bool all = n == events.size();
+        const std::string what = all ? fmt::format("all {} {}:*", n, system)
+                                     : fmt::format("{} {}:* event{}", n, system, n == 1 ? "" : "s");
+        const int rounds = all ? cfg.glob_all_classic_rounds : 0;
+        std::vector<std::string> tpcount{(cfg.bin_dir / "tpcount").string()}, probes, perf_events;
+        for (std::size_t i = 0; i < n; i++) {
+            tpcount.push_back(system + ":" + events[i]);
+            probes.push_back(fmt::format("tracepoint:{}:{}", system, events[i]));
+            perf_events.push_back(system + ":" + events[i]);
+        }
+        tpcount.insert(tpcount.end(), {"-d", d});
+        out.push_back({fmt::format("exit-tpcount-{}", n), "tpcount, " + what, "tpkit", tpcount,
+                       cfg.fixed_seconds, {}, static_cast<int>(n), rounds});
+        auto add = [&](std::string id, std::string label, std::string family,
+                       const std::string& program, std::vector<std::string> args, int programs) {
+            FixedContender c = fixed_external(std::move(id), std::move(label), std::move(family),
+                                              program, args, cfg.fixed_seconds);
+            c.programs = programs;
+            c.rounds = rounds;
+            out.push_back(std::move(c));
+        };
+        add(fmt::format("exit-bpftrace-{}", n), "bpftrace @[probe] = count(), " + what, "bpftrace",
+            p.bpftrace,
+            {"-e", bpftrace_until_exit(fmt::format("{} {{ @[probe] = count(); }}", fmt::join(probes, ",")),
+                                       cfg.fixed_seconds)},
+            static_cast<int>(n));
+        add(fmt::format("exit-perf-{}", n), "perf stat -a -- sleep, " + what, "perf", p.perf,
+            {"stat", "-x,", "-e", fmt::format("{}", fmt::join(perf_events, ",")), "-a", "--", "sleep", d}, 0);
+    }
+    return out;
+}
+
+// Reaps the processes a run left behind and this process adopted (a subreaper): waits until
+// none is left, at most `timeout`; the age of `proc` when the last one exited, in ms.
+double reap_adopted(Process& proc, std::chrono::milliseconds timeout)
+{
+    double last = std::chrono::duration<double, std::milli>(proc.age()).count();
+    const auto deadline = tpbench::Clock::now() + timeout;
+    for (;;) {
+        pid_t pid = waitpid(-1, nullptr, WNOHANG);
+        if (pid > 0) {
+            last = std::chrono::duration<double, std::milli>(proc.age()).count();
+            continue;
+        }
+        if ((pid < 0 && errno == ECHILD) || tpbench::Clock::now() > deadline)
+            return last;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
 // Each contender run `rounds` times (its own limit first), interleaved, the order rotating:
-// wall time to EOF on stdout and to the exit, start-up until attached, peak RSS.
+// wall time to EOF on stdout, to the exit and to the exit of what it left running (as the
+// subreaper of its runs), start-up until attached, peak RSS.
 std::vector<FixedResult> run_fixed(const std::vector<FixedContender>& fixed, int rounds,
                                    std::vector<std::string>& failures)
 {
     std::vector<FixedResult> fixed_results(fixed.size());
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     for (int round = 0; round < rounds; round++)
         for (std::size_t k = 0; k < fixed.size(); k++) {
             std::size_t i = (k + static_cast<std::size_t>(round)) % fixed.size();
@@ -1069,6 +1160,7 @@ std::vector<FixedResult> run_fixed(const std::vector<FixedContender>& fixed, int
             double eof_ms = std::chrono::duration<double, std::milli>(proc.age()).count() -
                             c.seconds * 1000;
             auto f = proc.wait(std::chrono::milliseconds(static_cast<long>(c.seconds * 1000) + 60'000));
+            const double detached_ms = reap_adopted(proc, 300s) - c.seconds * 1000;
             if (!f.ok()) {
                 fixed_results[i].error = fmt::format("{}: {}", f.describe(), err.head(300));
                 failures.push_back(fmt::format("{} (fixed cost): {}", c.label,
@@ -1079,7 +1171,9 @@ std::vector<FixedResult> run_fixed(const std::vector<FixedContender>& fixed, int
             fixed_results[i].rss_mib.push_back(f.max_rss_mib);
             fixed_results[i].attach_ms.push_back(attach_ms);
             fixed_results[i].eof_ms.push_back(eof_ms);
+            fixed_results[i].detached_ms.push_back(detached_ms);
         }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
     return fixed_results;
 }
 
@@ -1329,7 +1423,6 @@ public:
         }
     }
 
-    // for_targets: the figures are the ones the targets name (the `fixed` part).
     void keys(const std::vector<KeyCase>& cases, const std::vector<std::vector<Run>>& runs)
     {
         fmt::print("\n### Keyed maps: tpcount and tphist --by with 10, 1k, 100k keys, drained every "
@@ -1422,14 +1515,17 @@ public:
         }
     }
 
+    // PART names the results in the JSON; those of "fixed" are the ones held to the targets.
     void fixed(const std::vector<FixedContender>& contenders, const std::vector<FixedResult>& results,
-               const std::string& title = "", bool for_targets = true)
+               const std::string& title = "", const std::string& part = "fixed")
     {
+        const bool for_targets = part == "fixed";
         fmt::print("\n### {}{} of a {} s run (wall − duration) and peak RSS\n\n",
                    title.empty() ? "Fixed cost" : title, title.empty() ? "" : ": fixed cost",
                    cfg_.fixed_seconds);
         fmt::print("| contender | fixed ms to EOF on stdout (median) | fixed ms to exit | min..max "
-                   "| of which start-up to attached, ms | peak RSS MiB |\n|---|--:|--:|--:|--:|--:|\n");
+                   "| fixed ms to all detached | of which start-up to attached, ms | peak RSS MiB "
+                   "|\n|---|--:|--:|--:|--:|--:|--:|\n");
         for (std::size_t i = 0; i < contenders.size(); i++) {
             const auto& c = contenders[i];
             const auto& r = results[i];
@@ -1448,11 +1544,11 @@ public:
             auto [lo, hi] = r.fixed_ms.empty() ? std::pair(nan_value, nan_value)
                                                : std::pair(*std::min_element(r.fixed_ms.begin(), r.fixed_ms.end()),
                                                            *std::max_element(r.fixed_ms.begin(), r.fixed_ms.end()));
-            double attach = median(r.attach_ms), eof = median(r.eof_ms);
+            double attach = median(r.attach_ms), eof = median(r.eof_ms), detached = median(r.detached_ms);
             if (for_targets)
                 eof_ms_[c.id] = eof;
-            fmt::print("| {} | {} | {} | {}..{} | {} | {} |{}\n", c.label, num(eof, 1), num(ms, 1),
-                       num(lo, 1), num(hi, 1), num(attach, 1), num(rss, 1),
+            fmt::print("| {} | {} | {} | {}..{} | {} | {} | {} |{}\n", c.label, num(eof, 1), num(ms, 1),
+                       num(lo, 1), num(hi, 1), num(detached, 1), num(attach, 1), num(rss, 1),
                        r.error.empty() ? "" : " failed: " + r.error);
             JsonArray ms_json, rss_json;
             for (double v : r.fixed_ms)
@@ -1462,16 +1558,19 @@ public:
             JsonArray attach_json;
             for (double v : r.attach_ms)
                 attach_json.push(json_num(v));
-            JsonArray eof_json;
+            JsonArray eof_json, detached_json;
             for (double v : r.eof_ms)
                 eof_json.push(json_num(v));
+            for (double v : r.detached_ms)
+                detached_json.push(json_num(v));
             js.add_raw("median_eof_ms", json_num(eof)).add_raw("eof_ms", eof_json.str());
+            js.add_raw("median_detached_ms", json_num(detached)).add_raw("detached_ms", detached_json.str());
             js.add_raw("median_fixed_ms", json_num(ms)).add_raw("median_rss_mib", json_num(rss))
                 .add_raw("median_attach_ms", json_num(attach)).add_raw("attach_ms", attach_json.str())
                 .add_raw("fixed_ms", ms_json.str()).add_raw("rss_mib", rss_json.str());
             if (!r.error.empty())
                 js.add("error", r.error);
-            js.add("part", for_targets ? "fixed" : "glob-scale");
+            js.add("part", part);
             fixed_json_.push(js.str());
         }
     }
@@ -1834,7 +1933,25 @@ int run_all(const Config& cfg)
         report.fixed(glob, run_fixed(glob, cfg.rounds, failures),
                      "Start-up and exit by number of syscall events: tpcount with 1, 10, 100 and "
                      "all sys_enter_* events, raw_syscalls vs classic tracepoints",
-                     false);
+                     "glob-scale");
+    }
+
+    if (cfg.runs("glob-exit")) {
+        progress("glob-exit");
+        // bpftrace's limits for hundreds of probes, and open files for them (bpftrace and perf
+        // keep a few per event)
+        setenv("BPFTRACE_MAX_PROBES", "4096", 0);
+        setenv("BPFTRACE_MAX_BPF_PROGS", "4096", 0);
+        rlimit files{};
+        if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+            files.rlim_cur = files.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &files);
+        }
+        auto exits = glob_exit_contenders(cfg, p);
+        report.fixed(exits, run_fixed(exits, cfg.rounds, failures),
+                     "Big globs: time to the prompt and to everything detached, tpcount beside "
+                     "bpftrace and perf stat on 1, 10, 100 and all events of the largest subsystem",
+                     "glob-exit");
     }
 
     progress("fixed cost");
@@ -1884,7 +2001,7 @@ int main(int argc, char** argv)
                    "run only these parts: read-hist, syscall-scale, syscall-untraced, read-stream, fork-stream, syscall-count, "
                    "sched-runqlat, sched-cpudist, sched-offcputime, block-biolatency, block-bitesize, "
                    "block-biopattern, block-hardirqs, tcp-softirqs, tcp-tcpstates, tcp-tcplife, "
-                   "keys, rate, glob-scale, fixed")
+                   "keys, rate, glob-scale, glob-exit, fixed")
         ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
     if (cfg.smoke) {

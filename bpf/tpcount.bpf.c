@@ -45,6 +45,8 @@ static __always_inline void count(void *ctx, void *record, __u32 event)
 SEC("tracepoint")
 int count_event(void *ctx)
 {
+	if (!tpkit_engine_armed)
+		return 0;
 	count(ctx, ctx, tpkit_config.event);
 	return 0;
 }
@@ -53,8 +55,11 @@ SEC("raw_tracepoint")
 int count_syscall(__u64 *ctx)
 {
 	struct tpkit_syscall_record rec = {};
-	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
+	const struct tpkit_syscall_event *event;
 
+	if (!tpkit_engine_armed)
+		return 0;
+	event = tpkit_syscall_event(ctx, &rec);
 	if (event)
 		count(ctx, &rec, event->event);
 	return 0;

@@ -45,6 +45,8 @@ static __always_inline void add(void *ctx, void *record, __u32 event)
 SEC("tracepoint")
 int hist_event(void *ctx)
 {
+	if (!tpkit_engine_armed)
+		return 0;
 	add(ctx, ctx, tpkit_config.event);
 	return 0;
 }
@@ -53,8 +55,11 @@ SEC("raw_tracepoint")
 int hist_syscall(__u64 *ctx)
 {
 	struct tpkit_syscall_record rec = {};
-	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &rec);
+	const struct tpkit_syscall_event *event;
 
+	if (!tpkit_engine_armed)
+		return 0;
+	event = tpkit_syscall_event(ctx, &rec);
 	if (event)
 		add(ctx, &rec, event->event);
 	return 0;

@@ -87,7 +87,7 @@ static __always_inline void record_end(void *ctx)
 SEC("tracepoint")
 int lat_event(void *ctx)
 {
-	if (!tpkit_engine_filter(ctx))
+	if (!tpkit_engine_armed || !tpkit_engine_filter(ctx))
 		return 0;
 	if (tplat_is_end)
 		record_end(ctx);

@@ -4,6 +4,7 @@
 // syscall events on raw_syscalls; they share the transport.
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <tpkit/armed.bpf.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/engine.h>
 #include <tpkit/filter.bpf.h>
@@ -164,7 +165,7 @@ int snoop_event(void *ctx)
 	struct tpkit_record_copy *r;
 	__u64 size;
 
-	if (!tpkit_current_selected())
+	if (!tpkit_engine_armed || !tpkit_current_selected())
 		return 0;
 	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter))
 		return 0;
@@ -202,9 +203,12 @@ SEC("raw_tracepoint")
 int snoop_syscall(__u64 *ctx)
 {
 	struct syscall_copy c = {};
-	const struct tpkit_syscall_event *event = tpkit_syscall_event(ctx, &c.record);
+	const struct tpkit_syscall_event *event;
 	struct tpkit_common_header *common = (struct tpkit_common_header *)&c.record.common;
 
+	if (!tpkit_engine_armed)
+		return 0;
+	event = tpkit_syscall_event(ctx, &c.record);
 	if (!event || !tpkit_current_selected())
 		return 0;
 	if (tpkit_filter.len && !tpkit_filter_match(&c.record, &tpkit_filter))

@@ -128,7 +128,11 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         std::vector<Link> links;
         std::optional<CountCollector> counts;
 
-        ~State() { detach_all(links); } // many at once: each waits for a grace period
+        ~State()
+        {
+            arm_instances(instances, false);
+            detach_all(links); // many at once: each waits for a grace period
+        }
     };
     auto state = std::make_shared<State>();
     state->key = parse_key(options.by, {TPKIT_KEY_COMM, TPKIT_KEY_PID, TPKIT_KEY_TID, TPKIT_KEY_CPU,
@@ -179,8 +183,7 @@ inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
         instances.push_back(std::move(skel));
     }
     say_attached_before_stop(cli.name(), instances.size(), planned.size());
-    for (auto& skel : instances)
-        skel->bss->tpkit_engine_armed = true;
+    arm_instances(instances, true);
     state->counts.emplace(plans, key, options, *instances.front());
     std::vector<bpf_object*> objects;
     for (const auto& skel : instances)

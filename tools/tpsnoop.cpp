@@ -160,7 +160,19 @@ int main(int argc, char** argv)
         SnoopPrinter printer(common, plans, options.fields);
         tpkit::EventReader reader(tpkit::transport_maps(*instances.front()), transport,
                                   [&](std::span<const std::byte> data) { printer.print(data); });
-        std::vector<tpkit::Link> links;
+        // However the run ends (its reader gone among the ways): the programs off, then every
+        // link detached at once.
+        struct Attached {
+            std::vector<tpkit::Skeleton<tpsnoop_bpf>>& instances;
+            std::vector<tpkit::Link> links;
+            ~Attached()
+            {
+                tpkit::arm_instances(instances, false);
+                tpkit::detach_all(links);
+            }
+        } attached{instances, {}};
+        auto& links = attached.links;
+        tpkit::arm_instances(instances, true); // each event streams from its attach
         for (std::size_t i = 0; i < instances.size(); i++) {
             if (!links.empty() && tpkit::stop_pending())
                 break; // Ctrl-C while attaching: each attach would cost its detach too
@@ -171,6 +183,5 @@ int main(int argc, char** argv)
         tpkit::drop_privileges(); // reading and detaching need none
         tpkit::run_stream(reader, stop);
         tpkit::report_lost(cli.name(), reader.lost(), common.json);
-        tpkit::detach_all(links);
     });
 }

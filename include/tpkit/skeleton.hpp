@@ -132,7 +132,10 @@ private:
 using Link = std::unique_ptr<bpf_link, int (*)(bpf_link*)>;
 
 // Detaches every link, all at once: each classic tracepoint's detach waits for RCU grace periods
-// (tens of milliseconds), and waits that overlap share them.
+// (tens of milliseconds), and waits that overlap share them. Many links (a big glob): a process
+// of its own closes their perf events afterwards, one after another as the kernel allows, in its
+// own session and with stdio on /dev/null; the programs are off their tracepoints when this
+// returns, and the caller need not wait for the rest.
 void detach_all(std::vector<Link>& links);
 
 // Attaches prog to the classic tracepoint sys:event. Unknown event → Error(unknown_target).

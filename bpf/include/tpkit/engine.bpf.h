@@ -5,6 +5,7 @@
 #define TPKIT_ENGINE_BPF_H
 
 #include <bpf/bpf_helpers.h>
+#include <tpkit/armed.bpf.h>
 #include <tpkit/counter.bpf.h>
 #include <tpkit/engine.h>
 #include <tpkit/field.bpf.h>
@@ -17,16 +18,11 @@ const volatile struct tpkit_filter_prog tpkit_filter = {};
 
 #include <tpkit/syscall.bpf.h>
 
-/* Set by user space once every instance of a run is attached: what happens while they attach
- * (the run's own bpf() calls among it) is not counted, and counting starts on every event at
- * once. */
-volatile bool tpkit_engine_armed;
-
-/* Whether the event is counted: armed, and its record passes the filter. Testing len first
- * lets the verifier drop the whole evaluator when there is none. */
+/* Whether the event's record passes the filter. Testing len first lets the verifier drop the
+ * whole evaluator when there is none. */
 static __always_inline bool tpkit_engine_filter(void *record)
 {
-	return tpkit_engine_armed && (!tpkit_filter.len || tpkit_filter_match(record, &tpkit_filter));
+	return !tpkit_filter.len || tpkit_filter_match(record, &tpkit_filter);
 }
 
 /* --by kstack/ustack: the stacks of the keys; max_entries set by user space (1 without stack
