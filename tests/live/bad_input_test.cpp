@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The bad-input table: what a user can get wrong or the system can lack, across the tools. Each
-// case has its exit code (README's table), at most one line on stderr holding its key words,
+// case has its exit code (tpkit(8), docs/man/tpkit.8), at most one line on stderr holding its key words,
 // no output on stdout when it fails, and no BPF program of ours left loaded afterwards.
 #include "live.hpp"
 #include "tool_run.hpp"
@@ -247,7 +247,7 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         {"tpgen: unknown event", tool("tpgen", {"--formats", files.reference_formats(), "--btf", files.reference_btf(), "sched:nope"}), 4,
          {"no event matches", "sched:nope"}},
 
-        // Privileges: 3, or 0 where CAP_BPF + CAP_PERFMON are enough (README's access table).
+        // Privileges: 3, or 0 where CAP_BPF + CAP_PERFMON are enough (tpkit(8), PRIVILEGES).
         {"no privileges", under(nobody_setpriv, tool("forksnoop", fork_events)), 3, {"tracefs", "root"}},
         {"no privileges, raw tracepoints", under(nobody_setpriv, tool("syscount", fork_events)), 3, {"CAP_BPF"}},
         {"root without capabilities", under(root_without_caps, tool("forksnoop", fork_events)), 3, {"CAP_BPF", "CAP_PERFMON"}},

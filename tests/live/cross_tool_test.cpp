@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// What every tool of TPKIT_TOOLS promises (README: help ending with examples, one-line errors
+// What every tool of TPKIT_TOOLS promises (tpkit(8): help ending with examples, one-line errors
 // with the documented exit codes, clean ends, JSON lines), checked for each tool of the list so
 // that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
 // --cgroup), checked exactly through forksnoop.

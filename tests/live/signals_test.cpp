@@ -2,7 +2,7 @@
 // Stop signals at any moment: SIGINT, SIGTERM and SIGHUP sent at random points (a fixed seed) of
 // a tool's start-up (parsing, loading, attaching) and of its shut-down (--duration expiring,
 // final output, detach). Every run exits 0, or by the signal itself when it arrived before the
-// tool took over its stop signals (the first instructions of main, README), and leaves no
+// tool took over its stop signals (the first instructions of main, tpkit(8)), and leaves no
 // program loaded. SIGKILL anywhere leaves nothing once the process is gone.
 #include "live.hpp"
 #include "tool_run.hpp"

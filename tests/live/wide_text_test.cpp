@@ -3,7 +3,7 @@
 // fires (files, mmap, locks, signals, timers, fork, pipes, TCP and UDP over IPv4 and IPv6 on
 // loopback, direct reads of a loop device) is traced by tpsnoop and by a private trace instance,
 // both for the workload's comm only, and each event kind's lines must be the same multiset of
-// text. Left aside, as README.md lists them: %p pointers, which the kernel hashes (its trace option
+// text. Left aside, as tpsnoop(8) lists them: %p pointers, which the kernel hashes (its trace option
 // hash-ptr stays on: on 6.1, with it off, the kernel printed every %s of the trace empty), and
 // what the kernel computes when its trace is read rather than at the event (writeback's age=), or
 // reads from a clock as each record is built (timer_start's timeout=), or prints from bytes it
@@ -178,7 +178,7 @@ void run_workload(const std::string& disk, const std::string& dir)
 std::map<std::string, std::vector<std::string>> by_kind(const std::vector<std::string>& lines,
                                                         bool in_task = false)
 {
-    // What README.md lists as not the kernel's own: writeback's age=, computed when the kernel's
+    // What tpsnoop(8) lists as not the kernel's own: writeback's age=, computed when the kernel's
     // trace is read; timer_start's timeout=, from jiffies read as each of the two records (the
     // kernel's, tpsnoop's) is built; on 6.1, fields the kernel leaves unset in the record (its
     // text shows whatever its buffer held): fib_table_lookup's gateway without one,
