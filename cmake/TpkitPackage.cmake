@@ -14,17 +14,21 @@ set(tpkit_links "${CMAKE_CURRENT_BINARY_DIR}/install-links")
 file(REMOVE_RECURSE "${tpkit_links}")
 file(RELATIVE_PATH tpkit_libexec_to_sbin "/${CMAKE_INSTALL_LIBEXECDIR}/tpkit"
      "/${CMAKE_INSTALL_SBINDIR}/tpkit")
-set(tpkit_multicall_tools ${TPKIT_TOOLS})
-list(REMOVE_ITEM tpkit_multicall_tools tpgen)
-foreach(tool IN LISTS tpkit_multicall_tools)
-  file(MAKE_DIRECTORY "${tpkit_links}/libexec" "${tpkit_links}/sbin" "${tpkit_links}/bash")
+file(MAKE_DIRECTORY "${tpkit_links}/libexec" "${tpkit_links}/sbin" "${tpkit_links}/bash")
+foreach(tool IN LISTS TPKIT_MULTICALL_TOOLS)
   file(CREATE_LINK "${tpkit_libexec_to_sbin}" "${tpkit_links}/libexec/${tool}" SYMBOLIC)
   if(NOT tool IN_LIST tpkit_libbpf_tools_names)
     file(CREATE_LINK tpkit "${tpkit_links}/sbin/${tool}" SYMBOLIC)
   endif()
-  file(CREATE_LINK tpkit "${tpkit_links}/bash/${tool}" SYMBOLIC)
   install(FILES "${TPKIT_MAN_DIR}/${tool}.8.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man8"
           COMPONENT tools)
+endforeach()
+# bash-completion loads a command's completion from the file of its name: those of the commands
+# completed by name are links to tpkit's.
+foreach(command IN LISTS TPKIT_COMPLETION_COMMANDS)
+  if(NOT command STREQUAL "tpkit")
+    file(CREATE_LINK tpkit "${tpkit_links}/bash/${command}" SYMBOLIC)
+  endif()
 endforeach()
 install(TARGETS tpkit_multicall RUNTIME DESTINATION "${CMAKE_INSTALL_SBINDIR}" COMPONENT tools)
 # tpkit's own page is hand-written: it has no command line of its own to read.

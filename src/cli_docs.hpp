@@ -2,6 +2,8 @@
 // What the build makes from a tool's command line (its --man-page and --completion-options).
 #pragma once
 
+#include "tpkit/cli.hpp"
+
 #include <string>
 
 namespace CLI {
@@ -13,7 +15,8 @@ namespace tpkit {
 // The parts of a tool's man page that come from its command line (NAME, SYNOPSIS, OPTIONS,
 // --help's EXAMPLES) as roff; cmake/gen-man.cmake adds the hand-written parts of docs/man/.
 std::string man_page_generated(const CLI::App& app);
-// One line per option for the shell completions: its names, then " =" when it takes a value.
-std::string completion_options(const CLI::App& app);
+// One line per option for the shell completions: its names, then " =" when it takes a value,
+// followed by what completes the value (`values`, CliOption::complete()) when anything does.
+std::string completion_options(const CLI::App& app, const CompletionValues& values);
 
 } // namespace tpkit

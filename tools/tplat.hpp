@@ -47,13 +47,15 @@ inline void add_options(Cli& cli, Options& options)
     cli.option("end", options.end, "the event that ends it, SYSTEM:EVENT").required();
     cli.option("--match", options.match,
                "pair START and END by FIELD (of both) or START_FIELD==END_FIELD "
-               "(each may be EVENT.FIELD) instead of by thread");
+               "(each may be EVENT.FIELD) instead of by thread")
+        .complete("@match");
     cli.option("--start-filter", options.start_filter,
                "only START events matching this expression (the kernel's filter grammar)");
     cli.option("--end-filter", options.end_filter,
                "only END events matching this expression");
     cli.option("--by", options.by,
-               "one histogram per comm, pid, tid or FIELD of the START event");
+               "one histogram per comm, pid, tid or FIELD of the START event")
+        .complete("comm pid tid @fields");
     cli.option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
         .one_of({"ns", "us", "ms"});
     tphist::add_bucket_options(cli, options.linear, options.loglinear,
