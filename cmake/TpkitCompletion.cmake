@@ -9,8 +9,11 @@ set(TPKIT_COMPLETED ${TPKIT_TOOLS})
 if(TARGET tpkit-exporter)
   list(APPEND TPKIT_COMPLETED tpkit-exporter)
 endif()
-# Completed by their name
+# Completed by their name: tpkit and the commands but those whose name Debian's libbpf-tools
+# has too, which are its programs (README "Installing"); tpkit's are completed as `tpkit TOOL`
+# and by their path in libexec/tpkit/.
 set(TPKIT_COMPLETION_COMMANDS tpkit ${TPKIT_COMPLETED})
+list(REMOVE_ITEM TPKIT_COMPLETION_COMMANDS ${TPKIT_LIBBPF_TOOLS_NAMES})
 set(tpkit_completion_tools "")
 foreach(tool IN LISTS TPKIT_COMPLETED)
   list(APPEND tpkit_completion_tools "${tool}=$<TARGET_FILE:${tool}>")

@@ -58,6 +58,18 @@ expect "tpkit tph<Tab>" "tphist" "$(complete_words tpkit tph)"
 expect "tpkit forksnoop --ra<Tab>" "--raw" "$(complete_words tpkit forksnoop --ra)"
 expect "tpkit tpk<Tab> (tpkit-exporter is no tool of tpkit's)" "" "$(complete_words tpkit tpk)"
 
+# Registered by name: tpkit's own names; not those Debian's libbpf-tools has too (runqlat is its
+# program then), which are completed as `tpkit runqlat` and by their path in libexec/tpkit/.
+for command in tpkit forksnoop tphist tpkit-exporter; do
+    [[ $(complete -p "$command" 2>/dev/null) == *" -F _tpkit_complete "* ]] ||
+        fail "$command: not completed by tpkit's completion"
+done
+for command in runqlat execsnoop biolatency; do
+    complete -p "$command" &>/dev/null && fail "$command: tpkit's completion registers libbpf-tools' name"
+done
+expect "tpkit runqlat --js<Tab>" "--json" "$(complete_words tpkit runqlat --js)"
+expect "/usr/libexec/tpkit/runqlat --js<Tab>" "--json" "$(complete_words /usr/libexec/tpkit/runqlat --js)"
+
 # Values: one_of()'s, and files.
 expect "tphist --unit <Tab>" "$(printf '%s\n' ms ns us)" "$(complete_words tphist --unit "")"
 expect "tplat --unit=m<Tab>" "ms" "$(complete_words tplat --unit=m)"
