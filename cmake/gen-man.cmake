@@ -55,9 +55,9 @@ if(MULTICALL)
     # say `tpkit TOOL`.
     string(APPEND description "
 .PP
-Debian's libbpf\\-tools has a \\fB${TOOL}\\fR of its own, \\fI/usr/sbin/${TOOL}\\fR: tpkit's is run as
-\\fBtpkit ${TOOL}\\fR, as \\fI/usr/libexec/tpkit/${TOOL}\\fR, or as \\fB${TOOL}\\fR with
-\\fI/usr/libexec/tpkit\\fR first in \\fBPATH\\fR.\n")
+Debian's libbpf\\-tools has its own \\fB${TOOL}\\fR, \\fI/usr/sbin/${TOOL}\\fR:
+\\%tpkit's is run as \\fBtpkit ${TOOL}\\fR, as \\fI/usr/libexec/tpkit/${TOOL}\\fR, or as
+\\fB${TOOL}\\fR with \\fI/usr/libexec/tpkit\\fR first in \\fBPATH\\fR.\n")
     string(REGEX REPLACE "^\\.SH NAME\n${TOOL} " ".SH NAME\ntpkit\\\\-${TOOL} " head "${head}")
     string(REPLACE "\n.B ${TOOL}\n" "\n.B tpkit ${TOOL}\n" head "${head}")
     foreach(part commands output)
