@@ -3,29 +3,53 @@
 #   tpkit         component tools: the tools as one executable, sbin/tpkit, run as `tpkit TOOL`
 #                 or by a tool's name (links: libexec/tpkit/NAME for every tool, sbin/NAME for
 #                 those whose name Debian's libbpf-tools does not install, README "Installing");
-#                 the man pages, bash and zsh completions, the exporter's systemd unit (disabled)
+#                 the man pages (tpkit-NAME(8) for those names), bash and zsh completions (not by
+#                 those names: libexec/tpkit/NAME and `tpkit NAME`), the exporter's systemd unit
+#                 (disabled)
 #   libtpkit-dev  component dev (cmake/TpkitInstall.cmake): libtpkit, headers, the CMake
 #                 package with tpkit_bpf_skeleton(), tpgen
 include_guard(GLOBAL)
 
-file(STRINGS "${PROJECT_SOURCE_DIR}/packaging/libbpf-tools.names" tpkit_libbpf_tools_names
-     REGEX "^[a-z]")
+# The packages install into /usr (what the paths below and packaging/ say).
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(tpkit_links "${CMAKE_CURRENT_BINARY_DIR}/install-links")
 file(REMOVE_RECURSE "${tpkit_links}")
+file(MAKE_DIRECTORY "${tpkit_links}/libexec" "${tpkit_links}/sbin" "${tpkit_links}/bash")
 file(RELATIVE_PATH tpkit_libexec_to_sbin "/${CMAKE_INSTALL_LIBEXECDIR}/tpkit"
      "/${CMAKE_INSTALL_SBINDIR}/tpkit")
-set(tpkit_multicall_tools ${TPKIT_TOOLS})
-list(REMOVE_ITEM tpkit_multicall_tools tpgen)
-foreach(tool IN LISTS tpkit_multicall_tools)
-  file(MAKE_DIRECTORY "${tpkit_links}/libexec" "${tpkit_links}/sbin" "${tpkit_links}/bash")
+set(tpkit_libexec "${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBEXECDIR}/tpkit")
+set(tpkit_libexec_paths "")
+foreach(tool IN LISTS TPKIT_MULTICALL_TOOLS)
   file(CREATE_LINK "${tpkit_libexec_to_sbin}" "${tpkit_links}/libexec/${tool}" SYMBOLIC)
-  if(NOT tool IN_LIST tpkit_libbpf_tools_names)
+  string(APPEND tpkit_libexec_paths " ${tpkit_libexec}/${tool}")
+  if(NOT tool IN_LIST TPKIT_LIBBPF_TOOLS_NAMES)
     file(CREATE_LINK tpkit "${tpkit_links}/sbin/${tool}" SYMBOLIC)
   endif()
-  file(CREATE_LINK tpkit "${tpkit_links}/bash/${tool}" SYMBOLIC)
-  install(FILES "${TPKIT_MAN_DIR}/${tool}.8.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man8"
+  tpkit_man_page_name(${tool} page)
+  install(FILES "${TPKIT_MAN_DIR}/${page}.8.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man8"
           COMPONENT tools)
 endforeach()
+# bash-completion loads a command's completion from the file of its name: those of the commands
+# completed by name are links to tpkit's.
+foreach(command IN LISTS TPKIT_COMPLETION_COMMANDS)
+  if(NOT command STREQUAL "tpkit")
+    file(CREATE_LINK tpkit "${tpkit_links}/bash/${command}" SYMBOLIC)
+  endif()
+endforeach()
+# The tools by their path in libexec/tpkit/ (completions/libexec.bash.in): read as bash starts,
+# from /etc, so a conffile.
+string(STRIP "${tpkit_libexec_paths}" TPKIT_LIBEXEC_PATHS)
+set(TPKIT_LIBEXEC "${tpkit_libexec}")
+set(TPKIT_BASH_COMPLETION
+    "${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/bash-completion/completions/tpkit")
+configure_file(completions/libexec.bash.in "${CMAKE_CURRENT_BINARY_DIR}/packaging/bash_completion.d/tpkit"
+               @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/packaging/bash_completion.d/tpkit"
+        DESTINATION /etc/bash_completion.d COMPONENT tools)
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/packaging/conffiles" "/etc/bash_completion.d/tpkit\n")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_BINARY_DIR}/packaging/conffiles")
+install(FILES packaging/tpkit.lintian-overrides DESTINATION "${CMAKE_INSTALL_DATADIR}/lintian/overrides"
+        RENAME tpkit COMPONENT tools)
 install(TARGETS tpkit_multicall RUNTIME DESTINATION "${CMAKE_INSTALL_SBINDIR}" COMPONENT tools)
 # tpkit's own page is hand-written: it has no command line of its own to read.
 add_custom_command(OUTPUT "${TPKIT_MAN_DIR}/tpkit.8.gz"

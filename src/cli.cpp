@@ -305,18 +305,20 @@ Cli::~Cli() = default;
 
 CliOption Cli::flag(std::string names, bool& value, std::string description)
 {
-    return CliOption(app_->add_flag(std::move(names), value, std::move(description)));
+    return CliOption(app_->add_flag(std::move(names), value, std::move(description)), completions_);
 }
 
 CliOption Cli::flag_callback(std::string names, std::function<void()> set, std::string description)
 {
-    return CliOption(app_->add_flag_callback(std::move(names), std::move(set), std::move(description)));
+    return CliOption(
+        app_->add_flag_callback(std::move(names), std::move(set), std::move(description)),
+        completions_);
 }
 
 template <class T>
 CliOption Cli::option(std::string names, T& value, std::string description)
 {
-    return CliOption(app_->add_option(std::move(names), value, std::move(description)));
+    return CliOption(app_->add_option(std::move(names), value, std::move(description)), completions_);
 }
 
 // Every type of value a tool's option takes.
@@ -333,7 +335,8 @@ CliOption Cli::option_function(std::string names, std::function<void(const std::
                                std::string description)
 {
     return CliOption(
-        app_->add_option_function<std::string>(std::move(names), take, std::move(description)));
+        app_->add_option_function<std::string>(std::move(names), take, std::move(description)),
+        completions_);
 }
 
 void Cli::remove_option(const std::string& name)
@@ -379,7 +382,16 @@ CliOption CliOption::type_name(std::string name)
 
 CliOption CliOption::one_of(std::vector<std::string> values)
 {
+    std::string words;
+    for (const auto& value : values)
+        words += (words.empty() ? "" : " ") + value;
     option_->check(CLI::IsMember(std::move(values)));
+    return complete(std::move(words));
+}
+
+CliOption CliOption::complete(std::string words)
+{
+    (*completions_)[option_->get_name()] = std::move(words);
     return *this;
 }
 
@@ -536,7 +548,10 @@ void Cli::release_short_duration()
 void Cli::add_disk(std::string& disk)
 {
     release_short_duration();
-    app_->add_option("-d,--disk", disk, "only I/O to this disk or partition (sda, loop3, nvme0n1p2)");
+    CliOption(app_->add_option("-d,--disk", disk,
+                               "only I/O to this disk or partition (sda, loop3, nvme0n1p2)"),
+              completions_)
+        .complete("@disk");
 }
 
 std::optional<Exit> Cli::parse(int argc, char** argv)
@@ -561,7 +576,7 @@ std::optional<Exit> Cli::parse(int argc, char** argv)
         return Exit::failure;
     } catch (const DocsRequest& request) {
         fmt::print("{}", request.what == DocsRequest::man_page ? man_page_generated(*app_)
-                                                                 : completion_options(*app_));
+                                                                 : completion_options(*app_, completions_));
         return Exit::ok;
     } catch (const CLI::CallForVersion& version) {
         fmt::print("{}", version.what());

@@ -155,7 +155,7 @@ std::string man_page_generated(const CLI::App& app)
     return page;
 }
 
-std::string completion_options(const CLI::App& app)
+std::string completion_options(const CLI::App& app, const CompletionValues& values)
 {
     std::string out;
     for (const auto* option : app.get_options(shown)) {
@@ -166,7 +166,12 @@ std::string completion_options(const CLI::App& app)
             names += (names.empty() ? "-" : " -") + name;
         for (const auto& name : option->get_lnames())
             names += (names.empty() ? "--" : " --") + name;
-        out += names + (takes_value(option) ? " =\n" : "\n");
+        out += names;
+        if (takes_value(option)) {
+            auto found = values.find(option->get_name());
+            out += found == values.end() || found->second.empty() ? " =" : " = " + found->second;
+        }
+        out += '\n';
     }
     return out;
 }

@@ -2,6 +2,8 @@
 // What the build makes from a tool's command line (its --man-page and --completion-options).
 #pragma once
 
+#include "tpkit/cli.hpp"
+
 #include <string>
 
 namespace CLI {
@@ -20,7 +22,8 @@ bool takes_value(const CLI::Option* option);
 // check's when that names a unit or the choices (SECONDS, {ns,us,ms}), else the option's own
 // name (--uid UID, interval INTERVAL): never CLI11's type ("UINT in [0 - 4294967294]").
 std::string value_name(const CLI::Option* option);
-// One line per option for the shell completions: its names, then " =" when it takes a value.
-std::string completion_options(const CLI::App& app);
+// One line per option for the shell completions: its names, then " =" when it takes a value,
+// followed by what completes the value (`values`, CliOption::complete()) when anything does.
+std::string completion_options(const CLI::App& app, const CompletionValues& values);
 
 } // namespace tpkit

@@ -24,7 +24,8 @@ int main(int argc, char** argv)
     cli.option("--by", options.by,
                "count by comm, pid, tid, cpu, kstack, ustack or FIELD, or several of "
                "them separated by commas (pid,comm); stacks print folded")
-        .type_name("KEYS");
+        .type_name("KEYS")
+        .complete("@list comm pid tid cpu kstack ustack @fields");
     cli.option("--filter", options.filters,
                "only events matching this expression (the kernel's filter grammar); "
                "SYSTEM:EVENT=EXPR for those events alone; repeatable, all must match")

@@ -40,7 +40,8 @@ int main(int argc, char** argv)
     cli.option("--by", options.by,
                "one histogram per comm, pid, tid, cpu, kstack, ustack or FIELD, or per "
                "several of them separated by commas (pid,comm)")
-        .type_name("KEYS");
+        .type_name("KEYS")
+        .complete("@list comm pid tid cpu kstack ustack @fields");
     tpkit::add_stack_storage_option(cli, options.stack_storage);
     cli.option("--filter", options.filter,
                "only events matching this expression (the kernel's filter grammar)")

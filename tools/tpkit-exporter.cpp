@@ -82,7 +82,7 @@ int main(int argc, char** argv)
     std::string config;
     bool check_only = false;
     std::string address = "127.0.0.1:9436";
-    cli.option("--config", config, "the metrics to serve (YAML)").required();
+    cli.option("--config", config, "the metrics to serve (YAML)").required().complete("@file");
     cli.flag("--config.check", check_only,
              "check the configuration against this kernel and exit");
     cli.option("--web.listen-address", address, "where to serve (default 127.0.0.1:9436)");

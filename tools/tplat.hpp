@@ -48,7 +48,8 @@ inline void add_options(Cli& cli, Options& options)
     cli.option("--match", options.match,
                "pair START and END by FIELD (of both) or START_FIELD==END_FIELD "
                "(each may be EVENT.FIELD) instead of by thread")
-        .type_name("FIELDS");
+        .type_name("FIELDS")
+        .complete("@match");
     cli.option("--start-filter", options.start_filter,
                "only START events matching this expression (the kernel's filter grammar)")
         .type_name("EXPR");
@@ -57,7 +58,8 @@ inline void add_options(Cli& cli, Options& options)
         .type_name("EXPR");
     cli.option("--by", options.by,
                "one histogram per comm, pid, tid or FIELD of the START event")
-        .type_name("KEYS");
+        .type_name("KEYS")
+        .complete("comm pid tid @fields");
     cli.option("--unit", options.unit, "the histogram's unit: ns, us (default) or ms")
         .one_of({"ns", "us", "ms"});
     tphist::add_bucket_options(cli, options.linear, options.loglinear,

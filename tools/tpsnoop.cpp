@@ -112,7 +112,8 @@ int main(int argc, char** argv)
                "of the event; common_pid is the thread and "
                "common_type the event ID, common_flags and common_preempt_count are not "
                "visible to BPF")
-        .delimiter(',');
+        .delimiter(',')
+        .complete("@list @fields");
     tpkit::add_classic_option(cli, options.classic);
     cli.add_common();
     cli.add_streaming();

@@ -66,11 +66,18 @@ struct CommonOptions {
     int ready_fd = -1;
 };
 
+// What the shell completions offer as an option's value, by the option's name ("--unit"): see
+// CliOption::complete().
+using CompletionValues = std::map<std::string, std::string>;
+
 // An option as it is added (Cli::option(), Cli::flag()), to refine: each call is CLI11's
 // Option call of the same name, and returns the option for the next.
 class CliOption {
 public:
-    explicit CliOption(CLI::Option* option) : option_(option) {}
+    CliOption(CLI::Option* option, CompletionValues& completions)
+        : option_(option), completions_(&completions)
+    {
+    }
 
     CliOption required();
     // Given together with `other` (or the option named so, "--json"): a usage error.
@@ -96,8 +103,15 @@ public:
     // follows the type in --help (CLI::Validator).
     CliOption check(std::function<std::string(const std::string&)> problem, std::string description);
 
+    // What the shell completions offer as the value (--completion-options; one_of() sets its
+    // values): words, and words that completions/tpkit.bash makes into values: @disk (block
+    // devices and partitions), @file, @fields (of the first event named), @match (tplat's
+    // START_FIELD==END_FIELD). "@list ..." first: several values, separated by commas.
+    CliOption complete(std::string words);
+
 private:
     CLI::Option* option_;
+    CompletionValues* completions_;
 };
 
 class Cli {
@@ -176,6 +190,7 @@ private:
     std::unique_ptr<CLI::App> app_;
     CommonOptions options_;
     CLI::Option* duration_ = nullptr;
+    CompletionValues completions_;
 };
 
 // Runs a tool's body: tpkit::Error → "NAME: message" on stderr and its exit code; any other

@@ -55,7 +55,7 @@ std::map<char, std::set<std::string>> tpkit_short_flags(const std::string& tool)
     for (const std::string& line : list.lines()) {
         std::vector<char> letters;
         std::set<std::string> long_names;
-        std::istringstream names(line);
+        std::istringstream names(line.substr(0, line.find(" ="))); // then what completes a value
         for (std::string name; names >> name;) {
             if (name.size() == 2 && name[0] == '-' && name[1] != '-')
                 letters.push_back(name[1]);

@@ -334,18 +334,20 @@ TEST_P(AnyTool, UnknownFlagIsOneLineExitTwo)
     EXPECT_TRUE(run.lines().empty());
 }
 
-// Every option that takes a value, as --completion-options lists them ("NAMES =" lines), refuses
-// an empty one, given apart (-x '', --name '') or attached (--name=), before anything else runs.
+// Every option that takes a value, as --completion-options lists them ("NAMES =" lines, what
+// completes the value after the "="), refuses an empty one, given apart (-x '', --name '') or
+// attached (--name=), before anything else runs.
 TEST_P(AnyTool, EveryOptionRefusesAnEmptyValue)
 {
     ToolRun list({tpkit::live::tool_path(GetParam()), "--completion-options"});
     ASSERT_EQ(list.wait(10s), 0) << list.stderr_text();
     const ToolSpec* spec = spec_of(GetParam());
     for (const std::string& line : list.lines()) {
-        if (line.size() < 2 || line.compare(line.size() - 2, 2, " =") != 0)
+        const auto equals = line.find(" =");
+        if (equals == std::string::npos)
             continue;
         std::vector<std::vector<std::string>> empties;
-        std::istringstream names(line.substr(0, line.size() - 2));
+        std::istringstream names(line.substr(0, equals));
         for (std::string name; names >> name;) {
             empties.push_back({name, ""});
             if (name.rfind("--", 0) == 0)
@@ -381,9 +383,10 @@ TEST_P(AnyTool, EveryNumericOptionRefusesUnusableNumbers)
     std::size_t numeric = 0;
     bool has_duration = false;
     for (const std::string& line : list.lines()) {
-        if (line.size() < 2 || line.compare(line.size() - 2, 2, " =") != 0)
+        const auto equals = line.find(" =");
+        if (equals == std::string::npos)
             continue;
-        std::istringstream names(line.substr(0, line.size() - 2));
+        std::istringstream names(line.substr(0, equals));
         std::string name;
         for (std::string each; names >> each;)
             name = each; // the last: the long name where there is one

@@ -3,7 +3,9 @@
 # package-test.sh install|use BUILD_DIR SOURCE_DIR WORK_DIR
 # install: builds the .deb packages from BUILD_DIR (cpack), checks them with lintian (no error),
 # then in a fresh minimal Debian 12 root with Debian's libbpf-tools installed: installs both (no
-# file conflict) and builds examples/embed against the installed libtpkit-dev.
+# file conflict), checks that `man` and bash's and zsh's completion describe the program a name
+# runs (libbpf-tools' for the names it has) and builds examples/embed against the installed
+# libtpkit-dev.
 # use: runs forksnoop -d 1 by its short name there, purges both packages and finds no file left
 # behind. Only this step loads BPF, so only it takes the live tests' lock (tests/package).
 # Needs root, debootstrap, lintian and a Debian mirror (apt's own); exit 77 (skip) without
@@ -106,9 +108,9 @@ cp -a "$source_dir/examples/embed/." "$root/tmp/embed/"
 # first: the snapshot below is taken with them, so that only tpkit's own files are compared.
 deps=$(for deb in "${debs[@]}"; do dpkg-deb -f "$deb" Depends Recommends; done |
        sed 's/^[A-Za-z-]*: //; s/([^)]*)//g; s/|[^,]*//g; s/,/ /g' | tr ' ' '\n' | grep . | sort -u | tr '\n' ' ')
-echo "package-test: apt-get install libbpf-tools g++ make $deps" >&2
+echo "package-test: apt-get install libbpf-tools g++ make man-db bash-completion zsh $deps" >&2
 in_root "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
-         apt-get install -y -qq --no-install-recommends libbpf-tools g++ make $deps" \
+         apt-get install -y -qq --no-install-recommends libbpf-tools g++ make man-db bash-completion zsh $deps" \
   >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "installing the dependencies failed"; }
 snapshot >"$work/before.tmp"
 
@@ -121,6 +123,65 @@ owner() { in_root "dpkg -S $1" | cut -d: -f1; }
 in_root "/usr/libexec/tpkit/execsnoop --version" | grep -q '^execsnoop (tpkit) ' ||
   fail "/usr/libexec/tpkit/execsnoop is not tpkit's execsnoop"
 in_root "tpkit execsnoop --version" | grep -q '^execsnoop (tpkit) ' || fail "'tpkit execsnoop' does not run it"
+
+echo "package-test: man pages and completions beside libbpf-tools" >&2
+# man: a name libbpf-tools has is its program's; tpkit's page of it is tpkit-NAME.
+if in_root "dpkg -L libbpf-tools" | grep -q '^/usr/share/man/'; then
+  [ "$(owner "$(in_root "man -w runqlat")")" = libbpf-tools ] || fail "man runqlat is not libbpf-tools' page"
+else
+  page=$(in_root "man -w runqlat" 2>/dev/null) && fail "man runqlat finds $page, libbpf-tools has no page"
+fi
+[ "$(in_root "man -w tpkit-runqlat")" = /usr/share/man/man8/tpkit-runqlat.8.gz ] || fail "no man tpkit-runqlat"
+[ "$(in_root "man -w forksnoop")" = /usr/share/man/man8/forksnoop.8.gz ] || fail "no man forksnoop"
+in_root "MANWIDTH=80 man tpkit-runqlat" 2>/dev/null | grep -q '^ *tpkit runqlat \[OPTIONS\]' ||
+  fail "man tpkit-runqlat's synopsis is not 'tpkit runqlat [OPTIONS] ...'"
+# Every page one of tpkit's pages refers to (SEE ALSO, NAME(8) in the text) is installed; only
+# other programs' pages (prometheus(1)) may be missing here.
+tools=" tpkit $(in_root "tpkit --help" | tail -n +3 | tr '\n' ' ') "
+for page in $(in_root "dpkg -L tpkit libtpkit-dev" | grep '^/usr/share/man/.*\.gz$'); do
+  refs=$(zcat "$root$page" | grep -oE '^\.BR [^ ]+ \([0-9]\)|\\fB[^\\ ]+\\f[RP]\([0-9]\)' |
+         sed -E 's/^\.BR ([^ ]+) \(([0-9])\)$/\1 \2/; s/^\\fB(.*)\\f[RP]\(([0-9])\)$/\1 \2/; s/\\-/-/g')
+  while read -r name section; do
+    [ -n "$name" ] || continue
+    in_root "man -w $section $name" >/dev/null 2>&1 && continue
+    case $tools in *" ${name#tpkit-} "*) fail "$page refers to $name($section): no such page" ;; esac
+  done <<<"$refs"
+done
+# bash: what bash completes, found as bash finds a command's completion: the compspec of its full
+# path, else of its last name, else the default one (bash-completion's loader, which loads by the
+# last name), again after a function returns 124. Prints the function, then COMPREPLY.
+cat >"$root/tmp/complete.bash" <<'EOF'
+. /usr/share/bash-completion/bash_completion
+COMP_WORDS=("$@") COMP_CWORD=$(($# - 1)) COMP_LINE="$*"
+COMP_POINT=${#COMP_LINE}
+for try in 1 2 3; do
+  spec=$(complete -p "$1" 2>/dev/null || complete -p "${1##*/}" 2>/dev/null || complete -p -D)
+  function=$(sed -n 's/.* -F \([^ ]*\) .*/\1/p' <<<"$spec")
+  COMPREPLY=()
+  "$function" "$1" "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+  (($? == 124)) || break
+done
+echo "$function" "${COMPREPLY[@]}"
+EOF
+completes() { in_root "cd /tmp && bash /tmp/complete.bash $*"; }
+expect_completion() { # WORDS... EXPECTED (the function, then the words completed)
+  local got
+  got=$(completes "${@:1:$#-1}")
+  [ "$got" = "${*: -1}" ] || fail "bash: ${*:1:$#-1}<Tab>: expected '${*: -1}', got '$got'"
+}
+expect_completion tpkit runqlat --js "_tpkit_complete --json"
+expect_completion /usr/libexec/tpkit/runqlat --js "_tpkit_libexec_complete --json"
+expect_completion /usr/libexec/tpkit/forksnoop --ra "_tpkit_libexec_complete --raw"
+expect_completion forksnoop --ra "_tpkit_complete --raw"
+expect_completion tpkit-exporter --config.c "_tpkit_complete --config.check"
+case $(completes runqlat --js) in
+  _tpkit* | *--json*) fail "bash: runqlat --js<Tab> is tpkit's completion: $(completes runqlat --js)" ;;
+esac
+# zsh: the completion compinit gives each command (the #compdef lines).
+zsh_comps=$(in_root "zsh -fc 'autoload -Uz compinit && compinit -u -D
+  print -r -- \${_comps[runqlat]:-none} \${_comps[tpkit]} \${_comps[forksnoop]} \${(k)_patcomps[(r)_tpkit]}'")
+[ "$zsh_comps" = "none _tpkit _tpkit */libexec/tpkit/*" ] ||
+  fail "zsh: completions of runqlat, tpkit, forksnoop and the pattern of tpkit's: $zsh_comps"
 
 echo "package-test: examples/embed against the installed libtpkit-dev" >&2
 in_root "cmake -S /tmp/embed -B /tmp/embed-build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/embed-build -j2" \
