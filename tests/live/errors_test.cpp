@@ -62,8 +62,8 @@ TEST(ToolErrors, UsageErrorsExitTwo)
     expect_one_line_error("tphist", {{"syscalls:sys_enter_read", "count", "--loglinear", "5"}, 2,
         "tphist: --loglinear: Value 5 not in range 1 to 4 (see --help)"});
     for (const std::string tool : {"softirqs", "hardirqs"})
-        expect_one_line_error(tool, {{"-C", "-d"}, 2,
-            tool + ": -C counts events: it cannot be used with -d or -N"});
+        expect_one_line_error(tool, {{"--count", "-d"}, 2,
+            tool + ": --count counts events: it cannot be used with -d or -N"});
     // Their events come from the network stack, often in softirqs that interrupt whatever task
     // runs, the tool's own too: none is left out, so there is nothing to include.
     for (const std::string tool : {"tcpretrans", "tcpdrop", "tcpstates", "tcplife", "nettxlen"})
@@ -80,7 +80,7 @@ TEST(ToolErrors, UnknownEventAndDeviceExitFour)
     expect_one_line_error("nettxlen", {{"--dev", "tpk-no-such0"}, 4,
         "nettxlen: unknown device 'tpk-no-such0'"});
     for (const std::string tool : {"softirqs", "hardirqs"})
-        expect_one_line_error(tool, {{"-c", "4096"}, 4,
+        expect_one_line_error(tool, {{"--cpu", "4096"}, 4,
             tool + ": unknown CPU 4096: this machine has CPUs 0 to " +
                 std::to_string(libbpf_num_possible_cpus() - 1)});
 }

@@ -852,7 +852,7 @@ TEST(ExporterLive, CheckFailsAsStartFails)
         {"a disk that does not exist",
          "  - name: a\n    tool: biolatency\n    args: [-d, sdz]\n", 4, {}},
         {"options that exclude each other",
-         "  - name: a\n    tool: hardirqs\n    args: [-C, -d]\n", 2, {}},
+         "  - name: a\n    tool: hardirqs\n    args: [--count, -d]\n", 2, {}},
         {"an unknown errno",
          "  - name: a\n    tool: syscount\n    args: [-e, EFOO]\n", 2, {}},
         {"a CPU this machine does not have",
