@@ -250,11 +250,14 @@ TEST(WideTextExact, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
         }
         pid_t workload = tpkit::live::start_child(workload_comm, [&] { run_workload(disk.path(), dir); });
         ASSERT_EQ(tpkit::live::reap(workload), 0);
+        // A reaped task still runs to its last switch away, and an interrupt there has its comm:
+        // both traces stay on until it is gone (tpsnoop's last events reach its output meanwhile),
+        // and the kernel's stops first, so that tpsnoop's covers all of it.
+        std::this_thread::sleep_for(tpkit::live::patient(300ms));
         for (const std::string& s : systems)
             instance.enable(s, "", false);
         kernel_lines = instance.take_lines();
     }
-    std::this_thread::sleep_for(tpkit::live::patient(300ms)); // tpsnoop's last events reach its output
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::filesystem::remove_all(dir);
 
