@@ -10,7 +10,6 @@
 #include <array>
 #include <memory>
 
-using namespace std::chrono_literals;
 using tpkit::live::ToolRun;
 
 namespace {
@@ -31,11 +30,12 @@ Pair start(const std::vector<std::string>& first, const std::vector<std::string>
 void wait_until_both_live(Pair& tools, const std::function<bool(const std::string&, pid_t)>& shows)
 {
     std::array<bool, 2> live{};
-    for (int attempt = 0; attempt < 50 && !(live[0] && live[1]); attempt++) {
-        const pid_t forker = tpkit::live::run_fork_batch(marker_comm, 1, 0).forker;
+    for (int attempt = 0; attempt < tpkit::live::poke_attempts && !(live[0] && live[1]); attempt++) {
+        const pid_t forker = tpkit::live::run_marker_fork(marker_comm).forker;
         for (int i = 0; i < 2; i++)
             live[i] = live[i] || tools[i]->wait_for_line(
-                                     [&](const std::string& l) { return shows(l, forker); }, 300ms);
+                                     [&](const std::string& l) { return shows(l, forker); },
+                                     tpkit::live::poke_wait);
     }
     for (int i = 0; i < 2; i++)
         ASSERT_TRUE(live[i]) << "instance " << i << " never showed a marker fork; stderr: "

@@ -37,9 +37,9 @@ inline bool shows_a_fork(ToolRun& tool, const std::string& comm)
 {
     pid_t forker = -1;
     return poke_until_line(
-        tool, [&] { forker = run_fork_batch(comm, 1, 0).forker; },
-        [&](const std::string& line) { return fork_parent(line) == std::to_string(forker); }, 50,
-        std::chrono::milliseconds(300));
+        tool, [&] { forker = run_marker_fork(comm).forker; },
+        [&](const std::string& line) { return fork_parent(line) == std::to_string(forker); },
+        poke_attempts, poke_wait);
 }
 
 } // namespace tpkit::live

@@ -36,10 +36,10 @@ struct MarkedWorkload {
     // Pokes the marker until TOOL shows a getppid line: attached, and its output read.
     void until_seen_by(ToolRun& tool)
     {
-        using namespace std::chrono_literals;
         EXPECT_TRUE(poke_until_line(
             tool, [&] { marker.act_once(); },
-            [](const std::string& l) { return l.find("getppid") != std::string::npos; }, 50, 300ms))
+            [](const std::string& l) { return l.find("getppid") != std::string::npos; },
+            poke_attempts, poke_wait))
             << tool.stderr_text();
     }
 

@@ -49,7 +49,6 @@ std::unique_ptr<ToolRun> PrivateNetns::start_histogram_tool(const std::string& t
                                                             std::size_t marker_payload,
                                                             std::uint64_t marker_low) const
 {
-    using namespace std::chrono_literals;
     std::vector<std::string> argv{"/usr/bin/nsenter", "--net=" + path(), tool_path(tool),
                                   "--json", "0.1"};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -57,7 +56,8 @@ std::unique_ptr<ToolRun> PrivateNetns::start_histogram_tool(const std::string& t
     const std::string marker = "\"low\":" + std::to_string(marker_low) + ",";
     if (poke_until_line(
             *run, [&] { send_datagrams(marker_payload, 1); },
-            [&](const std::string& l) { return l.find(marker) != std::string::npos; }, 50, 300ms))
+            [&](const std::string& l) { return l.find(marker) != std::string::npos; },
+            poke_attempts, poke_wait))
         return run;
     ADD_FAILURE() << tool << " never counted a marker datagram: " << run->stderr_text();
     return nullptr;

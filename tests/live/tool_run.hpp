@@ -100,6 +100,13 @@ struct ForkBatch {
 
 ForkBatch run_fork_batch(const std::string& comm, int children, int threads);
 
+// A marker fork: a batch of one child and no thread, whose forker a test looks for in a tool's
+// output to know it is attached and read.
+inline ForkBatch run_marker_fork(const std::string& comm)
+{
+    return run_fork_batch(comm, 1, 0);
+}
+
 // A child process that names itself `comm` and runs `body`; it exits 0 if the body returns.
 pid_t start_child(const char* comm, const std::function<void()>& body);
 
@@ -166,5 +173,9 @@ std::string json_object_problem(const std::string& text);
 bool poke_until_line(ToolRun& tool, const std::function<void()>& poke,
                      const std::function<bool(const std::string&)>& pred, int attempts,
                      std::chrono::milliseconds each);
+
+// The usual pace of that handshake: a poke every 300 ms, 50 of them at most (15 s).
+inline constexpr int poke_attempts = 50;
+inline constexpr std::chrono::milliseconds poke_wait{300};
 
 } // namespace tpkit::live
