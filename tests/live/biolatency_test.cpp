@@ -38,19 +38,24 @@ std::map<std::string, std::uint64_t> totals_of(const std::vector<std::string>& l
     return out;
 }
 
+// biolatency's BPF links: block_rq_issue and block_rq_complete, and with -Q block_rq_insert.
+constexpr std::size_t biolatency_links = 2;
+constexpr std::size_t biolatency_queued_links = 3;
+
 } // namespace
 
 TEST(BiolatencyExact, CountsEveryRequestOfTheSelectedDiskOnly)
 {
     TPKIT_REQUIRE_LIVE();
     LoopDevice disk, other;
-    auto tool = tpkit::live::start_attached("biolatency", {"-d", disk.name()}, 2);
-    tpkit::live::read_direct(disk.path(), blocks(7));
-    tpkit::live::read_direct(other.path(), blocks(5));
-    tpkit::live::write_direct(disk.path(), blocks(3, 1 << 20));
+    constexpr int disk_reads = 7, other_reads = 5, disk_writes = 3;
+    auto tool = tpkit::live::start_attached("biolatency", {"-d", disk.name()}, biolatency_links);
+    tpkit::live::read_direct(disk.path(), blocks(disk_reads));
+    tpkit::live::read_direct(other.path(), blocks(other_reads));
+    tpkit::live::write_direct(disk.path(), blocks(disk_writes, 1 << 20));
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
-              (std::map<std::string, std::uint64_t>{{"", 10}}))
+              (std::map<std::string, std::uint64_t>{{"", disk_reads + disk_writes}}))
         << tool->stderr_text();
 }
 
@@ -58,19 +63,21 @@ TEST(BiolatencyExact, PerDiskAndFlagsWithQueueTime)
 {
     TPKIT_REQUIRE_LIVE();
     LoopDevice first, second;
+    constexpr int first_reads = 3, second_reads = 4, second_writes = 2;
     // -Q: from insertion where a request is inserted (three programs attached).
-    auto tool = tpkit::live::start_attached("biolatency", {"-D", "-F", "-Q", "-m"}, 3);
-    tpkit::live::read_direct(first.path(), blocks(3));
-    tpkit::live::read_direct(second.path(), blocks(4));
-    tpkit::live::write_direct(second.path(), blocks(2, 1 << 20));
+    auto tool = tpkit::live::start_attached("biolatency", {"-D", "-F", "-Q", "-m"},
+                                            biolatency_queued_links);
+    tpkit::live::read_direct(first.path(), blocks(first_reads));
+    tpkit::live::read_direct(second.path(), blocks(second_reads));
+    tpkit::live::write_direct(second.path(), blocks(second_writes, 1 << 20));
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // A direct read or write of a block device waits for its one bio (submit_bio_wait), which
     // marks it synchronous; direct writes are idle too (dio_bio_write_op).
     EXPECT_EQ(totals_of(tool->lines(), first.name() + " "),
-              (std::map<std::string, std::uint64_t>{{first.name() + " Sync-Read", 3}}));
+              (std::map<std::string, std::uint64_t>{{first.name() + " Sync-Read", first_reads}}));
     EXPECT_EQ(totals_of(tool->lines(), second.name() + " "),
-              (std::map<std::string, std::uint64_t>{{second.name() + " Sync-Read", 4},
-                                                    {second.name() + " Idle-Sync-Write", 2}}));
+              (std::map<std::string, std::uint64_t>{{second.name() + " Sync-Read", second_reads},
+                                                    {second.name() + " Idle-Sync-Write", second_writes}}));
 }
 
 // Every block tool: the disk is looked up before anything is loaded.

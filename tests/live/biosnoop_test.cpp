@@ -86,18 +86,20 @@ TEST(BiosnoopExact, MinimumLatencyLeavesOutFasterRequests)
 TEST(BiosnoopExact, PartitionSelectsItsOwnRequestsWithSectorsOnTheDisk)
 {
     TPKIT_REQUIRE_LIVE();
-    LoopDevice disk(4 << 20, 2);
+    constexpr int partitions = 2;
+    LoopDevice disk(4 << 20, partitions);
     const std::string first = "/dev/" + disk.partition_name(1);
     const std::string second = "/dev/" + disk.partition_name(2);
     auto tool = start_biosnoop({"-d", disk.partition_name(1)});
-    tpkit::live::read_direct(first, {{0, 4096}, {8192, 8192}});
+    const std::vector<DirectIo> first_reads{{0, 4096}, {8192, 8192}};
+    tpkit::live::read_direct(first, first_reads);
     tpkit::live::read_direct(second, {{0, 4096}});
     // The same sectors as the first partition's, through the whole disk: not the partition's I/O.
     tpkit::live::read_direct(disk.path(), {{LoopDevice::partition_start(1) * 512, 4096}});
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
 
     auto events = events_of(*tool);
-    ASSERT_EQ(events.size(), 2u) << tool->stderr_text();
+    ASSERT_EQ(events.size(), first_reads.size()) << tool->stderr_text();
     // Sectors of the disk (the partition's offset added), the disk's name.
     const std::uint64_t start = LoopDevice::partition_start(1);
     EXPECT_EQ(events[0]["sector"], std::to_string(start));

@@ -19,6 +19,12 @@ namespace {
 
 constexpr const char* child_comm = "tpk-biotop";
 
+// The child's I/O: reads of 8 KiB, 64 KiB apart, then writes of 4 KiB, 1 MiB apart.
+constexpr int biotop_reads = 6;
+constexpr std::uint64_t biotop_read_bytes = 8192;
+constexpr int biotop_writes = 2;
+constexpr std::uint64_t biotop_write_bytes = 4096;
+
 std::vector<std::map<std::string, std::string>> rows_of(const tpkit::live::ToolRun& tool)
 {
     std::vector<std::map<std::string, std::string>> rows;
@@ -28,21 +34,21 @@ std::vector<std::map<std::string, std::string>> rows_of(const tpkit::live::ToolR
     return rows;
 }
 
-// biotop ARGS (one interval, printed when stopped) while the child reads 6 × 8 KiB and writes
-// 2 × 4 KiB; gives the rows and the child's pid.
+// biotop ARGS (one interval, printed when stopped) while the child reads and writes; gives the
+// rows and the child's pid.
 std::vector<std::map<std::string, std::string>> rows_while_child_works(
     const LoopDevice& disk, std::vector<std::string> args, pid_t& child)
 {
     args.insert(args.end(), {"-d", disk.name(), "3600"});
     auto tool = tpkit::live::start_attached("biotop", args, tpkit::live::request_tracking_links());
+    std::vector<tpkit::live::DirectIo> reads, writes;
+    for (int i = 0; i < biotop_reads; i++)
+        reads.push_back({65536u * i, biotop_read_bytes});
+    for (int i = 1; i <= biotop_writes; i++)
+        writes.push_back({(1u << 20) * i, biotop_write_bytes});
     child = tpkit::live::start_child(child_comm, [&] {
-        tpkit::live::read_direct(disk.path(), {{0, 8192},
-                                               {65536, 8192},
-                                               {131072, 8192},
-                                               {196608, 8192},
-                                               {262144, 8192},
-                                               {327680, 8192}});
-        tpkit::live::write_direct(disk.path(), {{1 << 20, 4096}, {2 << 20, 4096}});
+        tpkit::live::read_direct(disk.path(), reads);
+        tpkit::live::write_direct(disk.path(), writes);
     });
     EXPECT_EQ(tpkit::live::reap(child), 0);
     EXPECT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
@@ -53,14 +59,16 @@ std::map<std::string, std::string> expected_row(const LoopDevice& disk, pid_t ch
 {
     struct stat st{};
     EXPECT_EQ(stat(disk.path().c_str(), &st), 0);
+    const int ios = write ? biotop_writes : biotop_reads;
+    const std::uint64_t bytes = ios * (write ? biotop_write_bytes : biotop_read_bytes);
     std::map<std::string, std::string> row{{"pid", std::to_string(child)},
                                            {"comm", child_comm},
                                            {"d", write ? "W" : "R"},
                                            {"maj", std::to_string(major(st.st_rdev))},
                                            {"min", std::to_string(minor(st.st_rdev))},
                                            {"disk", disk.name()},
-                                           {"i_o", write ? "2" : "6"},
-                                           {"kbytes", write ? "8" : "48"}};
+                                           {"i_o", std::to_string(ios)},
+                                           {"kbytes", std::to_string(bytes / 1024)}};
     return row;
 }
 
@@ -83,8 +91,10 @@ TEST(BiotopExact, RowsOfTheSubmitterWithExactCountsAndBytes)
     TPKIT_REQUIRE_LIVE();
     LoopDevice disk;
     pid_t child = 0;
+    // By bytes: the reads (more of them) before the writes.
+    static_assert(biotop_reads * biotop_read_bytes > biotop_writes * biotop_write_bytes);
     auto rows = rows_while_child_works(disk, {"-s", "bytes"}, child);
-    ASSERT_EQ(rows.size(), 2u);
+    ASSERT_EQ(rows.size(), 2u); // the reads' row, the writes' row
     EXPECT_EQ(without_time(rows[0]), expected_row(disk, child, false));
     EXPECT_EQ(without_time(rows[1]), expected_row(disk, child, true));
 }
@@ -94,8 +104,10 @@ TEST(BiotopExact, RowsLimitKeepsTheTopOne)
     TPKIT_REQUIRE_LIVE();
     LoopDevice disk;
     pid_t child = 0;
-    // By requests: the 6 reads before the 2 writes.
-    auto rows = rows_while_child_works(disk, {"-s", "io", "-r", "1"}, child);
-    ASSERT_EQ(rows.size(), 1u);
+    // By requests: the reads (more of them) before the writes.
+    static_assert(biotop_reads > biotop_writes);
+    constexpr std::size_t rows_limit = 1;
+    auto rows = rows_while_child_works(disk, {"-s", "io", "-r", std::to_string(rows_limit)}, child);
+    ASSERT_EQ(rows.size(), rows_limit);
     EXPECT_EQ(without_time(rows[0]), expected_row(disk, child, false));
 }

@@ -111,7 +111,8 @@ std::uint64_t kernel_dev(const std::string& path)
 // tplat with --json and ARGS, once both events are attached and counted.
 std::unique_ptr<ToolRun> start_tplat(std::vector<std::string> args)
 {
-    auto tool = tpkit::live::start_attached("tplat", std::move(args), 2);
+    constexpr std::size_t links = 2; // the start event's, the end event's
+    auto tool = tpkit::live::start_attached("tplat", std::move(args), links);
     std::this_thread::sleep_for(100ms); // counting starts just after the second attach
     return tool;
 }
@@ -146,8 +147,9 @@ TEST(TplatLive, LinearBucketsAndKeysOfTheStart)
     // late; the buckets must be those each sleep's bounds allow.
     auto tool = start_tplat({"syscalls:sys_enter_nanosleep", "syscalls:sys_exit_nanosleep", "-t",
                              own_tid(), "--unit", "ms", "--linear", "0,160,40", "--by", "tid"});
-    auto slept = sleep_ns(40'000'000, 5);
-    const auto longer = sleep_ns(80'000'000, 3);
+    constexpr int short_sleeps = 5, long_sleeps = 3;
+    auto slept = sleep_ns(40'000'000, short_sleeps);
+    const auto longer = sleep_ns(80'000'000, long_sleeps);
     slept.insert(slept.end(), longer.begin(), longer.end());
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Linear buckets 40 ms wide from 0 to 160 ms; past 160 ms, one last bucket.
@@ -155,7 +157,7 @@ TEST(TplatLive, LinearBucketsAndKeysOfTheStart)
                         [](std::uint64_t ns) { return std::min<std::uint64_t>(ns / 1000000 / 40 * 40, 160); },
                         "linear ms");
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
-              (std::map<std::string, std::uint64_t>{{own_tid(), 8}}));
+              (std::map<std::string, std::uint64_t>{{own_tid(), short_sleeps + long_sleeps}}));
 }
 
 TEST(TplatExact, RequestsMatchedBySectorFromIssueToCompletion)
@@ -166,52 +168,59 @@ TEST(TplatExact, RequestsMatchedBySectorFromIssueToCompletion)
     auto tool = start_tplat({"block:block_rq_issue", "block:block_rq_complete", "--match",
                              "block_rq_complete.sector == block_rq_issue.sector", "--start-filter",
                              on_disk, "--end-filter", on_disk, "--unit", "ns"});
+    constexpr int disk_reads = 7, disk_writes = 3;
     std::vector<DirectIo> reads, writes;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < disk_reads; i++)
         reads.push_back({8192u * i, 4096});
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < disk_writes; i++)
         writes.push_back({(1u << 20) + 8192u * i, 4096});
     tpkit::live::read_direct(disk.path(), reads);
     tpkit::live::read_direct(other.path(), reads);
     tpkit::live::write_direct(disk.path(), writes);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
-              (std::map<std::string, std::uint64_t>{{"", 10}}))
+              (std::map<std::string, std::uint64_t>{{"", disk_reads + disk_writes}}))
         << tool->stderr_text();
     EXPECT_EQ(tool->stderr_text(), "");
 }
 
 // Starts keyed by getpriority()'s `who`, ended by setpriority() of the same
-// `who`: with room for 4 pending starts, 10 distinct starts leave 6 counted as
-// not recorded, a second start of a pending `who` is counted as replacing it,
-// and only the 4 recorded ones end.
+// `who`: with room for max_pending starts, more distinct starts leave the rest
+// counted as not recorded, a second start of a pending `who` is counted as
+// replacing it, and only the max_pending recorded ones end.
 TEST(TplatLive, PendingStartsBeyondTheLimitAreCounted)
 {
     TPKIT_REQUIRE_LIVE();
     constexpr int first_who = 3'000'000; // no such process: both calls fail, harmlessly
-    auto tool =
-        start_tplat({"syscalls:sys_enter_getpriority", "syscalls:sys_enter_setpriority", "--match",
-                     "who", "--max-pending", "4", "-t", own_tid(), "--unit", "ns"});
-    for (int i = 0; i < 10; i++)
+    constexpr int max_pending = 4, whos = 10, replaced = 1;
+    constexpr int not_recorded = whos - max_pending;
+    auto tool = start_tplat({"syscalls:sys_enter_getpriority", "syscalls:sys_enter_setpriority",
+                             "--match", "who", "--max-pending", std::to_string(max_pending), "-t",
+                             own_tid(), "--unit", "ns"});
+    for (int i = 0; i < whos; i++)
         getpriority(PRIO_PROCESS, first_who + i);
+    static_assert(replaced == 1);
     getpriority(PRIO_PROCESS, first_who); // pending already: replaces it
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < whos; i++)
         setpriority(PRIO_PROCESS, first_who + i, 0);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     EXPECT_EQ(tpkit::live::histogram_totals(tool->lines()),
-              (std::map<std::string, std::uint64_t>{{"", 4}}));
-    EXPECT_EQ(tool->stderr_text(), "tplat: 6 events not counted: more than 4 "
-                                   "starts waiting for their end (see "
-                                   "--max-pending)\n"
-                                   "tplat: 1 starts replaced an earlier start of "
-                                   "the same value that had not ended: "
-                                   "those earlier starts are not counted\n");
-    // And on stdout, in its one interval's lost line: 6 + 1.
+              (std::map<std::string, std::uint64_t>{{"", max_pending}}));
+    EXPECT_EQ(tool->stderr_text(), "tplat: " + std::to_string(not_recorded) +
+                                       " events not counted: more than " +
+                                       std::to_string(max_pending) +
+                                       " starts waiting for their end (see "
+                                       "--max-pending)\n"
+                                       "tplat: " + std::to_string(replaced) +
+                                       " starts replaced an earlier start of "
+                                       "the same value that had not ended: "
+                                       "those earlier starts are not counted\n");
+    // And on stdout, in its one interval's lost line: both.
     std::vector<std::string> lost;
     for (const auto& line : tool->lines())
         if (auto e = tpkit::live::parse_flat_json(line); e["type"] == "lost")
             lost.push_back(e["lost_events"]);
-    EXPECT_EQ(lost, std::vector<std::string>{"7"});
+    EXPECT_EQ(lost, std::vector<std::string>{std::to_string(not_recorded + replaced)});
 }
 
 TEST(TplatLive, BadMatchIsOneLineAndExitCode2)
