@@ -20,6 +20,13 @@ constexpr std::uint64_t slices = 20;
 constexpr std::int64_t busy_ns = 3'000'000;
 constexpr auto asleep = std::chrono::milliseconds(1);
 
+// The lows (us) of the log2 buckets a whole slice (busy_ns) and a whole sleep (asleep) fall in.
+constexpr std::uint64_t slice_bucket_low = 2048;
+constexpr std::uint64_t sleep_bucket_low = 512;
+
+constexpr int cpudist_rt_priority = 10; // the child's, SCHED_FIFO
+constexpr std::size_t cpudist_links = 1; // sched_switch
+
 // The last slice ends as the child sleeps at its second gate.
 void run_slices()
 {
@@ -55,12 +62,13 @@ std::uint64_t traced_times(const std::vector<SchedEvent>& events, bool off_cpu)
 // in as out, each switch-out ending one time on the CPU (SCHED_FIFO: rarely preempted, but each
 // preemption, which the kernel counts, makes one more): as many as the kernel's record of the
 // tracepoints has (sched_child.hpp). A slice not cut by a preemption is on the CPU for its whole
-// 3 ms of spinning: 2048 us or more; one cut k times makes k + 1 times.
+// 3 ms of spinning: in slice_bucket_low or above; one cut k times makes k + 1 times.
 TEST(CpudistExact, OneOnCpuTimePerSlice)
 {
     TPKIT_REQUIRE_LIVE();
-    GatedChild child("tpk-cpudist", tpkit::live::first_allowed_cpu(), 10, run_slices);
-    auto out = tpkit::live::run_tool_while_acting("cpudist", {"-p", "CHILD"}, 1, child,
+    GatedChild child("tpk-cpudist", tpkit::live::first_allowed_cpu(), cpudist_rt_priority,
+                     run_slices);
+    auto out = tpkit::live::run_tool_while_acting("cpudist", {"-p", "CHILD"}, cpudist_links, child,
                                                   slices - 1, asleep);
     auto buckets = tpkit::live::histogram_buckets(out.lines);
     const std::uint64_t traced = traced_times(out.events, false);
@@ -68,19 +76,20 @@ TEST(CpudistExact, OneOnCpuTimePerSlice)
     EXPECT_LE(traced, out.switches.all());
     EXPECT_EQ(tpkit::live::total_count(buckets), traced)
         << out.switches.all() << " switches, " << out.switches.involuntary << " preemptions";
-    EXPECT_GE(tpkit::live::count_from(buckets, 2048) + 2 * out.switches.involuntary, traced);
+    EXPECT_GE(tpkit::live::count_from(buckets, slice_bucket_low) + 2 * out.switches.involuntary, traced);
 }
 
 // Off the CPU from each switch-out to the next switch-in: the switch-in after the first gate
 // follows a switch-out that cpudist did not see (the child slept before it started), so one time
 // fewer than the switch-ins. Each of the slices - 1 sleeps is 1 ms at least (the test wakes the
-// child 1 ms after it is off the CPU): 512 us or more, unless a preemption ended it.
+// child 1 ms after it is off the CPU): in sleep_bucket_low or above, unless a preemption ended it.
 TEST(CpudistExact, OffCpuTimePerSleepPerThread)
 {
     TPKIT_REQUIRE_LIVE();
-    GatedChild child("tpk-cpudist", tpkit::live::first_allowed_cpu(), 10, run_slices);
-    auto out = tpkit::live::run_tool_while_acting("cpudist", {"-O", "-L", "0.05"}, 1, child,
-                                                  slices - 1, asleep);
+    GatedChild child("tpk-cpudist", tpkit::live::first_allowed_cpu(), cpudist_rt_priority,
+                     run_slices);
+    auto out = tpkit::live::run_tool_while_acting("cpudist", {"-O", "-L", "0.05"}, cpudist_links,
+                                                  child, slices - 1, asleep);
     auto buckets =
         tpkit::live::histogram_buckets(out.lines, std::to_string(child.pid()) + " tpk-cpudist");
     const std::uint64_t traced = traced_times(out.events, true);
@@ -88,5 +97,5 @@ TEST(CpudistExact, OffCpuTimePerSleepPerThread)
     EXPECT_LE(traced, out.switches.all() - 1);
     EXPECT_EQ(tpkit::live::total_count(buckets), traced)
         << out.switches.all() << " switches, " << out.switches.involuntary << " preemptions";
-    EXPECT_GE(tpkit::live::count_from(buckets, 512) + out.switches.involuntary, traced);
+    EXPECT_GE(tpkit::live::count_from(buckets, sleep_bucket_low) + out.switches.involuntary, traced);
 }

@@ -67,7 +67,8 @@ std::unique_ptr<ToolRun> offcputime(const tpkit::live::ScriptedChild& sleeper, s
     options.insert(options.begin(), {tpkit::live::tool_path("offcputime"), "-p",
                                      std::to_string(sleeper.pid()), "--stack-storage-size", "16384"});
     auto tool = std::make_unique<ToolRun>(options);
-    if (!tool->wait_until_attached(1, 20s))
+    constexpr std::size_t links = 1; // sched_switch
+    if (!tool->wait_until_attached(links, 20s))
         ADD_FAILURE() << "offcputime did not attach: " << tool->stderr_text();
     return tool;
 }

@@ -18,6 +18,9 @@ namespace {
 constexpr int steps = 19;
 constexpr std::uint64_t wakeups = steps + 1;
 
+constexpr int runqlat_rt_priority = 10;  // the child's, SCHED_FIFO
+constexpr std::size_t runqlat_links = 3; // sched_wakeup, sched_wakeup_new, sched_switch
+
 void sleep_between_gates()
 {
     for (int i = 0; i < steps; i++)
@@ -33,8 +36,9 @@ void expect_one_count_per_switch_in(const std::vector<std::string>& args,
                                     const std::optional<std::string>& comm)
 {
     TPKIT_REQUIRE_LIVE();
-    GatedChild child("tpk-runqlat", tpkit::live::first_allowed_cpu(), 10, sleep_between_gates);
-    auto out = tpkit::live::run_tool_while_acting("runqlat", args, 3, child, steps);
+    GatedChild child("tpk-runqlat", tpkit::live::first_allowed_cpu(), runqlat_rt_priority,
+                     sleep_between_gates);
+    auto out = tpkit::live::run_tool_while_acting("runqlat", args, runqlat_links, child, steps);
     std::optional<std::string> child_key;
     if (comm)
         child_key = std::to_string(child.pid()) + " " + *comm;

@@ -26,6 +26,7 @@ namespace {
 
 constexpr std::uint64_t bursts = 5;
 constexpr std::int64_t burst_ns = 50'000'000;
+constexpr std::int64_t between_bursts_ns = 50'000'000;
 constexpr std::uint64_t threshold_us = 5000;
 // The tool's clock reading and ftrace's, at the same tracepoint, differ by a few microseconds on
 // a real CPU, by milliseconds in an emulated one; ftrace prints whole microseconds. Bursts are
@@ -34,6 +35,10 @@ std::uint64_t tolerance_us()
 {
     return std::chrono::microseconds(tpkit::live::patient(2ms)).count();
 }
+
+constexpr int hog_rt_priority = 10;         // SCHED_FIFO
+constexpr int waiter_rt_priority = 0;       // none: SCHED_OTHER
+constexpr std::size_t runqslower_links = 3; // sched_wakeup, sched_wakeup_new, sched_switch
 
 void spin_forever()
 {
@@ -46,7 +51,7 @@ void spin_in_bursts()
 {
     for (std::uint64_t i = 0; i < bursts; i++) {
         tpkit::live::spin_for(burst_ns);
-        tpkit::live::sleep_for_ns(50'000'000);
+        tpkit::live::sleep_for_ns(between_bursts_ns);
     }
 }
 
@@ -57,12 +62,12 @@ TEST(RunqslowerExact, WaiterBehindARealtimeHogIsReported)
     TPKIT_REQUIRE_LIVE();
     const int cpu = tpkit::live::first_allowed_cpu();
     std::optional<GatedChild> waiter;
-    waiter.emplace("tpk-waiter", cpu, 0, spin_forever);
-    GatedChild hog("tpk-hog", cpu, 10, spin_in_bursts);
+    waiter.emplace("tpk-waiter", cpu, waiter_rt_priority, spin_forever);
+    GatedChild hog("tpk-hog", cpu, hog_rt_priority, spin_in_bursts);
     const std::string waiter_pid = std::to_string(waiter->pid());
     ToolRun tool({tpkit::live::tool_path("runqslower"), "--json", "-P", "-p", waiter_pid,
                   std::to_string(threshold_us)});
-    ASSERT_TRUE(tool.wait_until_attached(3, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(runqslower_links, 20s)) << tool.stderr_text();
 
     std::vector<SchedEvent> events;
     {
