@@ -30,6 +30,12 @@ namespace {
 
 constexpr std::uint16_t bind_port = 5020;
 
+// The script's binds of IPv4 or IPv6 sockets: two to bind_port (the second fails, EADDRINUSE),
+// one to port 0. The others (AF_UNIX, a pipe) are none of bindsnoop's.
+constexpr std::size_t inet_binds = 3;
+constexpr std::size_t successful_binds = 2;
+constexpr std::size_t binds_to_bind_port = 2;
+
 // What the process saw: the loopback's interface index and the port the kernel picked.
 struct BindReport {
     int loopback_index = 0;
@@ -86,8 +92,9 @@ int bind_script(Inet inet, int type, int report_fd)
 std::vector<TcpEvent> run_bind_script(Inet inet, int type, const std::vector<std::string>& args,
                                       std::size_t expected, BindReport& report)
 {
+    constexpr std::size_t links = 2; // sys_enter_bind, sys_exit_bind
     return tpkit::live::events_of_script(
-        "bindsnoop", args, 2, "tpk-bind",
+        "bindsnoop", args, links, "tpk-bind",
         [inet, type](int report_fd) { return bind_script(inet, type, report_fd); }, expected, &report);
 }
 
@@ -114,8 +121,8 @@ void expect_exact_binds(Inet inet, int type)
 {
     TPKIT_REQUIRE_LIVE();
     BindReport report;
-    auto events = run_bind_script(inet, type, {"-x"}, 3, report);
-    ASSERT_EQ(events.size(), 3u);
+    auto events = run_bind_script(inet, type, {"-x"}, inet_binds, report);
+    ASSERT_EQ(events.size(), inet_binds);
     expect_bind(events[0], inet, type, {0, "...R.", report.loopback_index, bind_port});
     expect_bind(events[1], inet, type, {-EADDRINUSE, ".....", 0, bind_port});
     expect_bind(events[2], inet, type, {0, "F...r", 0, report.picked_port});
@@ -138,8 +145,8 @@ TEST(BindsnoopExact, FailedBindsOnlyWithX)
 {
     TPKIT_REQUIRE_LIVE();
     BindReport report;
-    auto events = run_bind_script(Inet::v4, SOCK_STREAM, {}, 2, report);
-    ASSERT_EQ(events.size(), 2u);
+    auto events = run_bind_script(Inet::v4, SOCK_STREAM, {}, successful_binds, report);
+    ASSERT_EQ(events.size(), successful_binds);
     expect_bind(events[0], Inet::v4, SOCK_STREAM, {0, "...R.", report.loopback_index, bind_port});
     expect_bind(events[1], Inet::v4, SOCK_STREAM, {0, "F...r", 0, report.picked_port});
 }
@@ -149,8 +156,9 @@ TEST(BindsnoopExact, PortsKeepOnlyBindsToThem)
 {
     TPKIT_REQUIRE_LIVE();
     BindReport report;
-    auto events = run_bind_script(Inet::v6, SOCK_DGRAM, {"-x", "-P", std::to_string(bind_port)}, 2, report);
-    ASSERT_EQ(events.size(), 2u);
+    auto events = run_bind_script(Inet::v6, SOCK_DGRAM, {"-x", "-P", std::to_string(bind_port)},
+                                  binds_to_bind_port, report);
+    ASSERT_EQ(events.size(), binds_to_bind_port);
     expect_bind(events[0], Inet::v6, SOCK_DGRAM, {0, "...R.", report.loopback_index, bind_port});
     expect_bind(events[1], Inet::v6, SOCK_DGRAM, {-EADDRINUSE, ".....", 0, bind_port});
 }

@@ -48,6 +48,13 @@ using tpkit::live::ToolRun;
 
 namespace {
 
+constexpr std::size_t softirqs_links = 2; // softirq_entry, softirq_exit
+constexpr std::size_t hardirqs_links = 2; // irq_handler_entry, irq_handler_exit
+
+// The loopback storm: datagrams of storm_payload bytes, each received (NET_RX softirqs).
+constexpr std::size_t storm_payload = 100;
+constexpr int storm_datagrams = 300;
+
 // Counts by name, per CPU.
 using Snapshot = std::map<std::string, std::vector<std::uint64_t>>;
 
@@ -192,9 +199,10 @@ void expect_softirqs_bound(const std::string& mode)
 
     const Snapshot a = proc_softirqs();
     ToolRun tool({tpkit::live::tool_path("softirqs"), mode, "-c", std::to_string(cpu), "--json"});
-    ASSERT_TRUE(tool.wait_until_attached(2, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(softirqs_links, 20s)) << tool.stderr_text();
     const Snapshot b = proc_softirqs();
-    ns.send_datagrams(100, 300); // the sender runs on `cpu`, and so do the NET_RX softirqs
+    // The sender runs on `cpu`, and so do the NET_RX softirqs.
+    ns.send_datagrams(storm_payload, storm_datagrams);
     const Snapshot c = proc_softirqs();
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     const Snapshot d = proc_softirqs();
@@ -225,7 +233,8 @@ std::optional<TestDevice> virtio_rng()
             return TestDevice{name + "-input", [] {
                                   int fd = open("/dev/hwrng", O_RDONLY);
                                   char buf[4096];
-                                  for (int i = 0; fd >= 0 && i < 8; i++)
+                                  constexpr int reads = 8;
+                                  for (int i = 0; fd >= 0 && i < reads; i++)
                                       ASSERT_GT(read(fd, buf, sizeof(buf)), 0);
                                   close(fd);
                               }};
@@ -244,7 +253,8 @@ std::optional<TestDevice> rtc()
                           ASSERT_GE(fd, 0);
                           ASSERT_EQ(ioctl(fd, RTC_UIE_ON, 0), 0);
                           unsigned long data = 0;
-                          for (int i = 0; i < 2; i++)
+                          constexpr int updates = 2;
+                          for (int i = 0; i < updates; i++)
                               EXPECT_EQ(read(fd, &data, sizeof(data)),
                                         static_cast<ssize_t>(sizeof(data)));
                           ioctl(fd, RTC_UIE_OFF, 0);
@@ -302,7 +312,7 @@ void expect_hardirqs_bound(int cpu)
 
     const Snapshot a = proc_interrupts(cpus);
     ToolRun tool(argv);
-    ASSERT_TRUE(tool.wait_until_attached(2, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(hardirqs_links, 20s)) << tool.stderr_text();
     const Snapshot b = proc_interrupts(cpus);
     trace.enable("irq", "irq_handler_exit", true);
     device->provoke();
@@ -355,8 +365,8 @@ TEST(SoftirqsExact, TimesOnOneCpuFitInTheWindow)
 
     const auto start = std::chrono::steady_clock::now();
     ToolRun tool({tpkit::live::tool_path("softirqs"), "-N", "-c", std::to_string(cpu), "--json"});
-    ASSERT_TRUE(tool.wait_until_attached(2, 20s)) << tool.stderr_text();
-    ns.send_datagrams(100, 300);
+    ASSERT_TRUE(tool.wait_until_attached(softirqs_links, 20s)) << tool.stderr_text();
+    ns.send_datagrams(storm_payload, storm_datagrams);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     const auto window = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::steady_clock::now() - start);

@@ -12,25 +12,40 @@
 namespace {
 
 constexpr std::size_t marker_payload = 1200; // lands in [1024, 2047], kept apart from the test
+constexpr std::uint64_t marker_bucket = 1024;
+
+// Datagrams the test sends: `count` of `payload` bytes, whose IP length (payload + 28) lands in
+// the bucket from `bucket`.
+struct RxDatagrams {
+    std::size_t payload;
+    int count;
+    std::uint64_t bucket;
+};
+
+const RxDatagrams rx_sent[] = {
+    {.payload = 10, .count = 7, .bucket = 32},    // 38 bytes
+    {.payload = 32, .count = 5, .bucket = 32},    // 60
+    {.payload = 100, .count = 11, .bucket = 128}, // 128
+    {.payload = 172, .count = 3, .bucket = 128},  // 200
+    {.payload = 300, .count = 13, .bucket = 256}, // 328
+};
 
 void expect_exact_histogram(const std::vector<std::string>& extra_args, const std::string& key)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::PrivateNetns ns;
-    auto tool = ns.start_histogram_tool("netrxlen", extra_args, marker_payload, 1024);
+    auto tool = ns.start_histogram_tool("netrxlen", extra_args, marker_payload, marker_bucket);
     ASSERT_TRUE(tool);
 
-    // IP lengths 38, 60, 128, 200, 328: buckets [32,63] x(7+5), [128,255] x(11+3), [256,511] x13
-    ns.send_datagrams(10, 7);
-    ns.send_datagrams(32, 5);
-    ns.send_datagrams(100, 11);
-    ns.send_datagrams(172, 3);
-    ns.send_datagrams(300, 13);
+    std::map<std::uint64_t, std::uint64_t> expected;
+    for (const auto& d : rx_sent) {
+        ns.send_datagrams(d.payload, d.count);
+        expected[d.bucket] += d.count;
+    }
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
 
     auto counts = tpkit::live::histogram_buckets(tool->lines(), key);
-    counts.erase(1024); // the markers
-    std::map<std::uint64_t, std::uint64_t> expected{{32, 12}, {128, 14}, {256, 13}};
+    counts.erase(marker_bucket);
     EXPECT_EQ(counts, expected);
 }
 

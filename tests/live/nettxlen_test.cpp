@@ -16,24 +16,40 @@ namespace {
 
 constexpr std::size_t headers = 14 + 20 + 8; // Ethernet, IPv4, UDP
 constexpr std::size_t tx_marker_payload = 1200; // 1242 bytes: [1024, 2047], apart from the test's
+constexpr std::uint64_t tx_marker_bucket = 1024;
+
+// Packets the test sends: `count` of `length` bytes (headers included), in the bucket from
+// `bucket`.
+struct TxPackets {
+    std::size_t length;
+    int count;
+    std::uint64_t bucket;
+};
+
+const TxPackets tx_sent[] = {
+    {.length = 63, .count = 7, .bucket = 32},
+    {.length = 64, .count = 5, .bucket = 64},
+    {.length = 127, .count = 11, .bucket = 64},
+    {.length = 128, .count = 3, .bucket = 128},
+    {.length = 342, .count = 13, .bucket = 256},
+};
 
 void expect_exact_tx_histogram(const std::vector<std::string>& extra_args, const std::string& key)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::PrivateNetns ns;
-    auto tool = ns.start_histogram_tool("nettxlen", extra_args, tx_marker_payload, 1024);
+    auto tool = ns.start_histogram_tool("nettxlen", extra_args, tx_marker_payload, tx_marker_bucket);
     ASSERT_TRUE(tool);
 
-    ns.send_datagrams(63 - headers, 7);  // [32, 63]
-    ns.send_datagrams(64 - headers, 5);  // [64, 127]
-    ns.send_datagrams(127 - headers, 11); // [64, 127]
-    ns.send_datagrams(128 - headers, 3); // [128, 255]
-    ns.send_datagrams(342 - headers, 13); // [256, 511]
+    std::map<std::uint64_t, std::uint64_t> expected;
+    for (const auto& p : tx_sent) {
+        ns.send_datagrams(p.length - headers, p.count);
+        expected[p.bucket] += p.count;
+    }
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
 
     auto counts = tpkit::live::histogram_buckets(tool->lines(), key);
-    counts.erase(1024); // the markers
-    std::map<std::uint64_t, std::uint64_t> expected{{32, 7}, {64, 16}, {128, 3}, {256, 13}};
+    counts.erase(tx_marker_bucket);
     EXPECT_EQ(counts, expected);
 }
 

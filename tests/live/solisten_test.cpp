@@ -93,8 +93,9 @@ int listen_script(Inet inet, int report_fd)
 std::vector<TcpEvent> run_listen_script(Inet inet, const std::vector<std::string>& args,
                                         std::size_t expected, ListenReport& report)
 {
+    constexpr std::size_t links = 3; // sys_enter_listen, inet_sock_set_state, sys_exit_listen
     return tpkit::live::events_of_script(
-        "solisten", args, 3, "tpk-listen", [inet](int report_fd) { return listen_script(inet, report_fd); },
+        "solisten", args, links, "tpk-listen", [inet](int report_fd) { return listen_script(inet, report_fd); },
         expected, &report);
 }
 
@@ -112,8 +113,11 @@ void expect_exact_listens(Inet inet)
 {
     TPKIT_REQUIRE_LIVE();
     ListenReport report;
-    auto events = run_listen_script(inet, {}, 5, report);
-    ASSERT_EQ(events.size(), 5u);
+    // The script's listens of TCP sockets (not the UDP socket's nor the pipe's): bound, unbound,
+    // the two on shared_port, the first again.
+    constexpr std::size_t tcp_listens = 5;
+    auto events = run_listen_script(inet, {}, tcp_listens, report);
+    ASSERT_EQ(events.size(), tcp_listens);
     const std::string loopback = tpkit::live::loopback_text(inet), any = inet == Inet::v4 ? "0.0.0.0" : "::";
     expect_listen(events[0], inet, 0, backlog, listen_port, loopback);
     expect_listen(events[1], inet, 0, backlog, report.picked_port, any);
@@ -135,8 +139,10 @@ TEST(SolistenExact, PortKeepsOnlyListensOnIt)
 {
     TPKIT_REQUIRE_LIVE();
     ListenReport report;
-    auto events = run_listen_script(Inet::v4, {"-P", std::to_string(shared_port)}, 2, report);
-    ASSERT_EQ(events.size(), 2u);
+    constexpr std::size_t listens_on_shared_port = 2;
+    auto events =
+        run_listen_script(Inet::v4, {"-P", std::to_string(shared_port)}, listens_on_shared_port, report);
+    ASSERT_EQ(events.size(), listens_on_shared_port);
     expect_listen(events[0], Inet::v4, 0, backlog, shared_port, "127.0.0.1");
     expect_listen(events[1], Inet::v4, -EADDRINUSE, backlog, shared_port, "127.0.0.1");
 }

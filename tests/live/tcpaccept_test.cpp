@@ -18,16 +18,21 @@ namespace {
 
 constexpr std::uint16_t accept_server_port = 5006, accept_other_port = 5007;
 constexpr int connections = 4;
+constexpr std::size_t accept_request = 10, accept_reply = 20; // bytes each connection carries
+
+constexpr std::size_t tcpaccept_links = 2; // sys_exit_accept, sys_exit_accept4
 
 void expect_exact_accepts(Inet inet)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
     auto tool = tpkit::live::start_tcp_tool("tcpaccept", {}, ns, true);
-    tpkit::live::TcpServer server(ns, inet, accept_server_port, connections, 10, 20);
+    tpkit::live::TcpServer server(ns, inet, accept_server_port, connections, accept_request,
+                                  accept_reply);
     server.start();
     auto client = tpkit::live::run_tcp_client(
-        ns, inet, std::vector<std::uint16_t>(connections, accept_server_port), 10, 20);
+        ns, inet, std::vector<std::uint16_t>(connections, accept_server_port), accept_request,
+        accept_reply);
     ASSERT_EQ(server.wait(), 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results.size(), std::size_t(connections));
@@ -67,10 +72,12 @@ TEST(TcpacceptExact, PortKeepsOnlyAcceptsOnIt)
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
     tpkit::live::ToolRun tool({tpkit::live::tool_path("tcpaccept"), "--json", "-P", std::to_string(accept_other_port)});
-    ASSERT_TRUE(tool.wait_until_attached(2, 10s)) << tool.stderr_text();
-    auto first = tpkit::live::run_tcp_session(ns, Inet::v4, accept_server_port, 10, 20);
+    ASSERT_TRUE(tool.wait_until_attached(tcpaccept_links, 10s)) << tool.stderr_text();
+    auto first = tpkit::live::run_tcp_session(ns, Inet::v4, accept_server_port, accept_request,
+                                              accept_reply);
     pid_t server_pid = 0;
-    auto second = tpkit::live::run_tcp_session(ns, Inet::v4, accept_other_port, 10, 20, &server_pid);
+    auto second = tpkit::live::run_tcp_session(ns, Inet::v4, accept_other_port, accept_request,
+                                               accept_reply, &server_pid);
     ASSERT_EQ(first.status, 0);
     ASSERT_EQ(second.status, 0);
     ASSERT_TRUE(tool.wait_for_line(
@@ -78,7 +85,7 @@ TEST(TcpacceptExact, PortKeepsOnlyAcceptsOnIt)
         10s))
         << tool.stderr_text();
     auto events = tpkit::live::stop_and_take_events(tool);
-    ASSERT_EQ(events.size(), 1u);
+    ASSERT_EQ(events.size(), 1u); // the second session's accept
     EXPECT_EQ(events[0].at("lport"), std::to_string(accept_other_port));
     EXPECT_EQ(events[0].at("rport"), std::to_string(second.results.at(0)));
 }

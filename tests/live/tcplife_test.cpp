@@ -20,6 +20,9 @@ namespace {
 
 constexpr std::uint16_t life_server_port = 5002, life_closed_port = 5003;
 constexpr std::size_t life_request = 3000, life_reply = 70001; // the reply spans many segments
+constexpr int life_connections = 1; // what the server accepts: one session
+
+constexpr std::size_t tcplife_links = 1; // inet_sock_set_state
 
 std::uint64_t monotonic_ns()
 {
@@ -68,25 +71,27 @@ void expect_exact_sessions(Inet inet)
     auto tool = tpkit::live::start_tcp_tool("tcplife", {}, ns);
 
     const std::uint64_t start = monotonic_ns();
-    tpkit::live::TcpServer server(ns, inet, life_server_port, 1, life_request, life_reply);
+    tpkit::live::TcpServer server(ns, inet, life_server_port, life_connections, life_request, life_reply);
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, inet, {life_server_port, life_closed_port}, life_request, life_reply);
+    const std::vector<std::uint16_t> ports{life_server_port, life_closed_port};
+    auto client = tpkit::live::run_tcp_client(ns, inet, ports, life_request, life_reply);
     ASSERT_EQ(server.wait(), 0);
     const std::uint64_t took = monotonic_ns() - start;
     ASSERT_EQ(client.status, 0);
-    ASSERT_EQ(client.results.size(), 2u);
+    ASSERT_EQ(client.results.size(), ports.size());
     ASSERT_GT(client.results[0], 0) << "connect failed";
     ASSERT_EQ(client.results[1], -ECONNREFUSED);
     const int client_port = client.results[0];
 
     // Both ends of the session, and the refused connect.
+    constexpr int awaited = 3;
     int seen = 0;
     ASSERT_TRUE(tool->wait_for_line(
         [&](const std::string& line) {
             TcpEvent e = tpkit::live::parse_flat_json(line);
             seen += e["lport"] == std::to_string(client_port) || e["rport"] == std::to_string(client_port) ||
                     e["rport"] == std::to_string(life_closed_port);
-            return seen == 3;
+            return seen == awaited;
         },
         10s))
         << tool->stderr_text();
@@ -127,9 +132,10 @@ TEST(TcplifeExact, PidKeepsOnlyThatProcessesSessions)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    tpkit::live::TcpServer server(ns, Inet::v4, life_server_port, 1, life_request, life_reply);
+    tpkit::live::TcpServer server(ns, Inet::v4, life_server_port, life_connections, life_request,
+                                  life_reply);
     tpkit::live::ToolRun tool({tpkit::live::tool_path("tcplife"), "--json", "-p", std::to_string(server.pid())});
-    ASSERT_TRUE(tool.wait_until_attached(1, 10s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(tcplife_links, 10s)) << tool.stderr_text();
     server.start();
     auto client = tpkit::live::run_tcp_client(ns, Inet::v4, {life_server_port}, life_request, life_reply);
     ASSERT_EQ(server.wait(), 0);

@@ -41,6 +41,10 @@ constexpr std::uint16_t data_port = 5011, handshake_port = 5012;
 // Retransmits to wait for before the filter comes off: more than one, so a count of one (a tail
 // loss probe alone) would not pass for the whole.
 constexpr std::uint64_t wanted_retransmits = 2;
+// Of a handshake: its first SYN-ACK sent again is enough.
+constexpr std::uint64_t wanted_synack_retransmits = 1;
+
+constexpr std::size_t tcpretrans_links = 2; // tcp_retransmit_skb, tcp_retransmit_synack
 
 // What the kernel counted while one lossy flow lost and recovered.
 struct Outcome {
@@ -192,8 +196,8 @@ void expect_segment_retransmits(Inet inet)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    auto tool = tpkit::live::attached_json_tool("tcpretrans", {}, 2);
-    auto with_failed = tpkit::live::attached_json_tool("tcpretrans", {"--failed"}, 2);
+    auto tool = tpkit::live::attached_json_tool("tcpretrans", {}, tcpretrans_links);
+    auto with_failed = tpkit::live::attached_json_tool("tcpretrans", {"--failed"}, tcpretrans_links);
     LossyFlow flow(ns, inet, LossyFlow::Loss::data, data_port);
     Outcome outcome = run_lossy_flow(ns, flow, wanted_retransmits);
     const Shown sent = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
@@ -238,9 +242,9 @@ TEST(TcpretransExact, SynAckRetransmitsAsTheKernelCounts)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    auto tool = tpkit::live::attached_json_tool("tcpretrans", {}, 2);
+    auto tool = tpkit::live::attached_json_tool("tcpretrans", {}, tcpretrans_links);
     LossyFlow flow(ns, Inet::v4, LossyFlow::Loss::handshake, handshake_port);
-    Outcome outcome = run_lossy_flow(ns, flow, 1);
+    Outcome outcome = run_lossy_flow(ns, flow, wanted_synack_retransmits);
     const Shown shown = flow_events(*tool, outcome, flow.server_port(), outcome.sent());
     expect_each_shown(shown, outcome.sent_in, *tool, outcome);
     EXPECT_GE(outcome.synacks, 1u);
@@ -261,7 +265,7 @@ TEST(TcpretransExact, CountPerFlowAsTheKernelCounts)
 {
     TPKIT_REQUIRE_LIVE();
     tpkit::live::NetNamespace ns;
-    auto tool = tpkit::live::attached_json_tool("tcpretrans", {"-c"}, 2);
+    auto tool = tpkit::live::attached_json_tool("tcpretrans", {"-c"}, tcpretrans_links);
     LossyFlow flow(ns, Inet::v4, LossyFlow::Loss::data, data_port);
     Outcome outcome = run_lossy_flow(ns, flow, wanted_retransmits);
     // Every event is in the tool's buffer once the kernel has counted it; the tool reads what is

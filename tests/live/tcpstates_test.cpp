@@ -24,6 +24,8 @@ using tpkit::live::TcpEvent;
 namespace {
 
 constexpr std::uint16_t states_server_port = 5001;
+constexpr std::size_t states_request = 100, states_reply = 200; // bytes the session carries
+constexpr int states_connections = 1; // what the server accepts: one session
 
 // Whether the running kernel is this version or a later one.
 bool kernel_at_least(int major, int minor)
@@ -111,9 +113,11 @@ void expect_exact_states(Inet inet)
     tpkit::live::NetNamespace ns;
     auto tool = tpkit::live::start_tcp_tool("tcpstates", {}, ns);
 
-    tpkit::live::TcpServer server(ns, inet, states_server_port, 1, 100, 200);
+    tpkit::live::TcpServer server(ns, inet, states_server_port, states_connections, states_request,
+                                  states_reply);
     server.start();
-    auto client = tpkit::live::run_tcp_client(ns, inet, {states_server_port}, 100, 200);
+    auto client =
+        tpkit::live::run_tcp_client(ns, inet, {states_server_port}, states_request, states_reply);
     ASSERT_EQ(server.wait(), 0);
     ASSERT_EQ(client.status, 0);
     ASSERT_EQ(client.results.size(), 1u);
@@ -123,6 +127,7 @@ void expect_exact_states(Inet inet)
     const std::string any = inet == Inet::v4 ? "0.0.0.0" : "::";
     const std::string port = std::to_string(states_server_port), client_port = std::to_string(client.results[0]);
     // The last change of each of the three sockets.
+    const std::size_t sockets = 3; // the client's, the listener, the one it accepted
     std::set<std::string> ends;
     ASSERT_TRUE(tool->wait_for_line(
         [&](const std::string& line) {
@@ -135,7 +140,7 @@ void expect_exact_states(Inet inet)
                 ends.insert("accepted");
             if (e["oldstate"] == "LISTEN" && e["lport"] == port)
                 ends.insert("listener");
-            return ends.size() == 3;
+            return ends.size() == sockets;
         },
         10s))
         << "ends seen: " << ends.size() << "; stderr: " << tool->stderr_text();
