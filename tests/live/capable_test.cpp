@@ -30,6 +30,8 @@ namespace {
 
 constexpr uid_t nobody = 65534;
 
+constexpr std::size_t capable_links = 1; // cap_capable
+
 bool kernel_has_cap_capable() { return tpkit::event_exists({"capability", "cap_capable"}); }
 
 // The user namespace the test runs in, as the kernel numbers it (the tool's user_ns).
@@ -88,14 +90,15 @@ TEST(CapableExact, ChrootIsAllowedForRootAndDeniedForNobody)
     }
     for (uid_t uid : {uid_t(0), nobody}) {
         SCOPED_TRACE(fmt::format("uid {}", uid));
-        ScriptedChild child = chrooter("tpk-chroot", uid, 1);
+        constexpr std::size_t chroots = 1;
+        ScriptedChild child = chrooter("tpk-chroot", uid, chroots);
         ToolRun tool({tpkit::live::tool_path("capable"), "--json", "-p", std::to_string(child.pid())});
-        ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+        ASSERT_TRUE(tool.wait_until_attached(capable_links, 20s)) << tool.stderr_text();
         ASSERT_EQ(child.go_and_wait(), 0);
         ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
 
         auto checks = chroot_checks(tool, child.pid());
-        ASSERT_EQ(checks.size(), 1u) << fmt::format("{}", fmt::join(tool.lines(), "\n"));
+        ASSERT_EQ(checks.size(), chroots) << fmt::format("{}", fmt::join(tool.lines(), "\n"));
         auto& e = checks[0];
         EXPECT_EQ(e["name"], "CAP_SYS_CHROOT");
         EXPECT_EQ(e["verdict"], uid == 0 ? "allow" : "deny");
@@ -113,10 +116,11 @@ TEST(CapableExact, UniqueShowsEachVerdictOncePerProcess)
     TPKIT_REQUIRE_LIVE();
     if (!kernel_has_cap_capable())
         GTEST_SKIP() << "this kernel has no capability:cap_capable (checked by the test above)";
-    ScriptedChild child = chrooter("tpk-chroot", nobody, 5);
+    constexpr std::size_t chroots = 5; // each denied: one check shown
+    ScriptedChild child = chrooter("tpk-chroot", nobody, chroots);
     ToolRun tool({tpkit::live::tool_path("capable"), "--json", "--unique", "pid", "-p",
                   std::to_string(child.pid())});
-    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(capable_links, 20s)) << tool.stderr_text();
     ASSERT_EQ(child.go_and_wait(), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     auto checks = chroot_checks(tool, child.pid());
@@ -129,21 +133,23 @@ TEST(CapableExact, TextRowHasBccColumns)
     TPKIT_REQUIRE_LIVE();
     if (!kernel_has_cap_capable())
         GTEST_SKIP() << "this kernel has no capability:cap_capable (checked by the first test)";
-    ScriptedChild child = chrooter("tpk-chroot", nobody, 1);
+    constexpr std::size_t chroots = 1;
+    ScriptedChild child = chrooter("tpk-chroot", nobody, chroots);
     ToolRun tool({tpkit::live::tool_path("capable"), "-x", "-p", std::to_string(child.pid())});
-    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(capable_links, 20s)) << tool.stderr_text();
     ASSERT_EQ(child.go_and_wait(), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     const auto& lines = tool.lines();
-    ASSERT_GE(lines.size(), 2u);
+    ASSERT_GE(lines.size(), 1u + chroots); // the header, a row per chroot
     EXPECT_EQ(lines[0], "TIME     UID   PID     TID     COMM             CAP     NAME                 "
                         "AUDIT   VERDICT USER_NS");
     std::string row;
     for (const auto& l : lines)
         if (l.find("CAP_SYS_CHROOT") != std::string::npos)
             row = l;
-    ASSERT_GT(row.size(), 9u) << fmt::format("{}", fmt::join(lines, "\n"));
-    EXPECT_EQ(row.substr(8), fmt::format(" {:<5} {:<7} {:<7} {:<16} {:<7} {:<20} {:<7} {:<7} {}",
+    constexpr std::size_t time_width = 8; // "HH:MM:SS"
+    ASSERT_GT(row.size(), time_width + 1) << fmt::format("{}", fmt::join(lines, "\n"));
+    EXPECT_EQ(row.substr(time_width), fmt::format(" {:<5} {:<7} {:<7} {:<16} {:<7} {:<20} {:<7} {:<7} {}",
                                          nobody, child.pid(), child.pid(), "tpk-chroot", CAP_SYS_CHROOT,
                                          "CAP_SYS_CHROOT", "-", "deny", own_user_ns()));
 }

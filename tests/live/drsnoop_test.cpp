@@ -90,7 +90,8 @@ TEST(DrsnoopExact, ReportsEveryReclaimTheKernelTracedForTheChild)
     if (extended)
         argv.push_back("-e");
     ToolRun tool(argv);
-    ASSERT_TRUE(tool.wait_until_attached(4, 20s)) << tool.stderr_text();
+    constexpr std::size_t links = 4; // begin and end of direct and of memory cgroup reclaim
+    ASSERT_TRUE(tool.wait_until_attached(links, 20s)) << tool.stderr_text();
     ASSERT_EQ(child.go_and_wait(), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -92,28 +93,35 @@ bool has_line_of(const std::string& line, pid_t pid, int ret)
     return e.is_object() && e.contains("pid") && e["pid"] == pid && e["ret"] == ret;
 }
 
+constexpr std::size_t execsnoop_links = 4;  // sys_enter_ and sys_exit_ of execve and execveat
+constexpr std::size_t arg_bytes_kept = 255; // of each argument; a longer one is cut
+
 } // namespace
 
 TEST(ExecsnoopExact, ArgvExactFailedExecsOnlyWithX)
 {
     TPKIT_REQUIRE_LIVE();
     ExecPaths paths;
-    // Spaces, quotes and a backslash; an argument of 255 bytes (fits) and one of 300 (cut at 255).
+    // Spaces, quotes and a backslash; an argument that fits and one that is cut; more arguments
+    // than --max-args.
+    constexpr std::size_t max_args = 5;
     std::vector<std::string> quoted{"true", "with space", "say \"hi\"", "it's", "back\\slash"};
-    std::vector<std::string> long_args{"true", std::string(255, 'f'), std::string(300, 'c'), "d", "e", "f"};
+    std::vector<std::string> long_args{"true", std::string(arg_bytes_kept, 'f'), std::string(300, 'c'),
+                                       "d", "e", "f"};
     auto quoted_argv = argv_of(quoted), long_argv = argv_of(long_args);
     auto a = exec_child("tpk-exec-a", paths.program(), quoted_argv, paths.missing().c_str());
     auto b = exec_child("tpk-exec-b", paths.program(), long_argv);
 
-    const std::vector<std::string> args{"--json", "--max-args", "5"};
+    const std::vector<std::string> args{"--json", "--max-args", std::to_string(max_args)};
     auto argv = [&](std::vector<std::string> extra) {
         extra.insert(extra.begin(), tpkit::live::tool_path("execsnoop"));
         extra.insert(extra.end(), args.begin(), args.end());
         return extra;
     };
     ToolRun with_failed(argv({"-x"})), successful_only(argv({}));
-    ASSERT_TRUE(with_failed.wait_until_attached(4, 20s)) << with_failed.stderr_text();
-    ASSERT_TRUE(successful_only.wait_until_attached(4, 20s)) << successful_only.stderr_text();
+    ASSERT_TRUE(with_failed.wait_until_attached(execsnoop_links, 20s)) << with_failed.stderr_text();
+    ASSERT_TRUE(successful_only.wait_until_attached(execsnoop_links, 20s))
+        << successful_only.stderr_text();
     ASSERT_EQ(a->go_and_wait(), 0);
     ASSERT_EQ(b->go_and_wait(), 0);
     for (ToolRun* tool : {&with_failed, &successful_only}) {
@@ -127,7 +135,7 @@ TEST(ExecsnoopExact, ArgvExactFailedExecsOnlyWithX)
     const nlohmann::json quoted_json = quoted;
     auto failed_a = events_of(with_failed, a->pid());
     ASSERT_EQ(failed_a.size(), 2u);
-    EXPECT_EQ(failed_a[0]["ret"], -2);
+    EXPECT_EQ(failed_a[0]["ret"], -ENOENT);
     EXPECT_EQ(failed_a[0]["pcomm"], "tpk-exec-a");
     EXPECT_EQ(failed_a[0]["filename"], paths.missing());
     EXPECT_EQ(failed_a[0]["args"], quoted_json);
@@ -141,21 +149,22 @@ TEST(ExecsnoopExact, ArgvExactFailedExecsOnlyWithX)
         EXPECT_EQ(e["filename"], paths.program());
         EXPECT_EQ(e["filename_cut"], 0);
         EXPECT_EQ(e["args"], quoted_json);
-        EXPECT_EQ(e["argc"], 5);
+        EXPECT_EQ(e["argc"], quoted.size());
         EXPECT_EQ(e["args_cut"], 0);
         EXPECT_EQ(e["ppid"], getpid());
         EXPECT_EQ(e["tid"], a->pid());
         EXPECT_EQ(e["call"], "execve");
     }
 
-    // b: five arguments read of six, the third cut.
+    // b: max_args arguments read of more, the third cut.
     for (ToolRun* tool : {&with_failed, &successful_only}) {
         auto events = events_of(*tool, b->pid());
         ASSERT_EQ(events.size(), 1u);
         const nlohmann::json expected_args = std::vector<std::string>{
-            "true", std::string(255, 'f'), std::string(255, 'c'), "d", "e"};
+            "true", std::string(arg_bytes_kept, 'f'), std::string(arg_bytes_kept, 'c'), "d", "e"};
+        ASSERT_EQ(expected_args.size(), max_args);
         EXPECT_EQ(events[0]["args"], expected_args);
-        EXPECT_EQ(events[0]["argc"], 6);
+        EXPECT_EQ(events[0]["argc"], long_args.size());
         EXPECT_EQ(events[0]["args_cut"], 1);
         EXPECT_EQ(events[0]["ret"], 0);
     }
@@ -165,13 +174,15 @@ TEST(ExecsnoopExact, TextLineQuotesArgumentsAndMarksWhatIsCut)
 {
     TPKIT_REQUIRE_LIVE();
     ExecPaths paths;
-    std::vector<std::string> args{"true", "tpk-line-token", "two words", "q\"uote", std::string(300, 'x'), "past"};
+    constexpr std::size_t max_args = 5; // all but "past"
+    std::vector<std::string> args{"true", "tpk-line-token", "two words", "q\"uote", std::string(300, 'x'),
+                                  "past"};
     auto argv = argv_of(args);
     auto child = exec_child("tpk-exec-text", paths.program(), argv);
     // -l keeps only this exec: the whole output is known.
-    ToolRun tool({tpkit::live::tool_path("execsnoop"), "-q", "-U", "--max-args", "5", "-l",
-                  "tpk-line-token"});
-    ASSERT_TRUE(tool.wait_until_attached(4, 20s)) << tool.stderr_text();
+    ToolRun tool({tpkit::live::tool_path("execsnoop"), "-q", "-U", "--max-args", std::to_string(max_args),
+                  "-l", "tpk-line-token"});
+    ASSERT_TRUE(tool.wait_until_attached(execsnoop_links, 20s)) << tool.stderr_text();
     ASSERT_EQ(child->go_and_wait(), 0);
     const std::string pid = std::to_string(child->pid());
     ASSERT_TRUE(tool.wait_for_line(
@@ -180,13 +191,14 @@ TEST(ExecsnoopExact, TextLineQuotesArgumentsAndMarksWhatIsCut)
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
 
     const auto& lines = tool.lines();
-    ASSERT_EQ(lines.size(), 2u) << tool.stderr_text();
+    ASSERT_EQ(lines.size(), 2u) << tool.stderr_text(); // the header, the exec
     EXPECT_EQ(lines[0], "TIME     UID    PCOMM                PID    PPID RET ARGS");
     // The filename for argv[0], as bcc shows it; the cut argument and the missing one marked.
     const std::string expected = fmt::format(
         "0      tpk-run me       {:>7} {:>7}   0 \"{}\" \"tpk-line-token\" \"two words\" \"q\\\"uote\" "
         "\"{}…\" …",
-        pid, getpid(), paths.program(), std::string(255, 'x'));
-    ASSERT_GT(lines[1].size(), 9u);
-    EXPECT_EQ(lines[1].substr(9), expected);
+        pid, getpid(), paths.program(), std::string(arg_bytes_kept, 'x'));
+    const std::size_t time_width = std::string("HH:MM:SS ").size();
+    ASSERT_GT(lines[1].size(), time_width);
+    EXPECT_EQ(lines[1].substr(time_width), expected);
 }

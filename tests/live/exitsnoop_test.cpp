@@ -82,6 +82,7 @@ std::unique_ptr<ToolRun> exitsnoop(std::vector<std::string> options, int marker_
     options.insert(options.begin(), {tpkit::live::tool_path("exitsnoop"), "--json"});
     auto tool = std::make_unique<ToolRun>(options);
     std::string pid;
+    constexpr int marker_exits = 100; // 100 ms apart at most
     bool live = tpkit::live::poke_until_line(
         *tool,
         [&] {
@@ -89,8 +90,8 @@ std::unique_ptr<ToolRun> exitsnoop(std::vector<std::string> options, int marker_
             tpkit::live::reap(child);
             pid = std::to_string(child);
         },
-        [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["pid"] == pid; }, 100,
-        100ms);
+        [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["pid"] == pid; },
+        marker_exits, 100ms);
     if (!live)
         ADD_FAILURE() << "exitsnoop never showed a marker exit; stderr: " << tool->stderr_text();
     return tool;
@@ -215,13 +216,13 @@ TEST(ExitsnoopExact, ExitCodesAndSignals)
     int aborted_status = tpkit::live::reap(aborted);
 
     auto events = stop_and_take(*tool, {exit7, exit0, killed, aborted});
-    ASSERT_EQ(events.size(), 4u);
     const std::map<pid_t, std::pair<std::string, int>> expected{
         {exit7, {"tpk-exit7", exit7_status}},
         {exit0, {"tpk-exit0", exit0_status}},
         {killed, {"tpk-killed", killed_status}},
         {aborted, {"tpk-abort", aborted_status}},
     };
+    ASSERT_EQ(events.size(), expected.size());
     for (const auto& [pid, what] : expected) {
         auto mine = of_pid(events, pid);
         ASSERT_EQ(mine.size(), 1u) << what.first;
@@ -257,7 +258,7 @@ TEST(ExitsnoopExact, FailedOnlyLeavesOutExitZero)
     pid_t killed = tpkit::live::start_child("tpk-killed", [] { raise(SIGTERM); });
     tpkit::live::reap(killed);
     auto events = stop_and_take(*tool, {exit0, exit3, killed});
-    ASSERT_EQ(events.size(), 2u);
+    ASSERT_EQ(events.size(), 2u); // exit3's and killed's
     EXPECT_EQ(of_pid(events, exit3).at(0).at("exit_code"), "code 3");
     EXPECT_EQ(of_pid(events, killed).at(0).at("exit_code"), "signal 15 (SIGTERM)");
 }
@@ -289,8 +290,12 @@ ThreadThenProcess run_thread_then_process()
         if (pthread_create(&thread, nullptr, body, &report) != 0)
             _exit(94);
         pthread_join(thread, nullptr); // returns once the kernel has cleared the thread's TID
-        for (int i = 0; i < 5000 && std::distance(std::filesystem::directory_iterator("/proc/self/task"),
-                                                  std::filesystem::directory_iterator{}) > 1; i++)
+        const auto tasks = [] {
+            return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                 std::filesystem::directory_iterator{});
+        };
+        constexpr int task_checks = 5000; // a millisecond apart
+        for (int i = 0; i < task_checks && tasks() > 1; i++)
             usleep(1000);
         _exit(5);
     });
@@ -320,7 +325,7 @@ TEST(ExitsnoopExact, ThreadsOnlyWithThreaded)
     std::map<std::string, std::string> code_of_tid;
     for (const auto& e : events)
         code_of_tid[e.at("tid")] = e.at("exit_code");
-    EXPECT_EQ(events.size(), 2u);
+    EXPECT_EQ(events.size(), 2u); // the thread's, the process's
     EXPECT_EQ(code_of_tid, (std::map<std::string, std::string>{
                                {std::to_string(run.thread), "code 3"},
                                {std::to_string(run.pid), "code 5"}}));
@@ -369,7 +374,8 @@ LeaderFirst run_leader_first()
     });
     run.last = report.receive();
     // Only once the leader is a zombie does its last thread end the process.
-    for (int i = 0; i < 1000 && !is_zombie_thread(run.pid, run.pid); i++)
+    constexpr int zombie_checks = 1000; // a patient 10 ms apart
+    for (int i = 0; i < zombie_checks && !is_zombie_thread(run.pid, run.pid); i++)
         std::this_thread::sleep_for(tpkit::live::patient(10ms));
     go.send(1);
     run.status = tpkit::live::reap(run.pid);
@@ -394,7 +400,7 @@ TEST(ExitsnoopExact, ProcessEndsWithItsLastThreadNotItsLeader)
     auto threads = exitsnoop({"--threaded"});
     run = run_leader_first();
     events = stop_and_take(*threads, {run.pid});
-    ASSERT_EQ(events.size(), 2u);
+    ASSERT_EQ(events.size(), 2u); // the leader's, then the last thread's
     EXPECT_EQ(events[0].at("tid"), std::to_string(run.pid));
     EXPECT_EQ(events[0].at("pcomm"), "tpk-lead");
     EXPECT_EQ(events[0].at("exit_code"), "0");

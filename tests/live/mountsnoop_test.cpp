@@ -95,7 +95,9 @@ std::vector<std::map<std::string, std::string>> events_of(ScriptedChild& child, 
     argv.insert(argv.end(), options.begin(), options.end());
     ToolRun tool(argv);
     std::vector<std::map<std::string, std::string>> events;
-    if (!tool.wait_until_attached(12, 20s)) {
+    // sys_enter_ and sys_exit_ of mount, umount, fsopen, fsconfig, fsmount and move_mount.
+    constexpr std::size_t links = 12;
+    if (!tool.wait_until_attached(links, 20s)) {
         ADD_FAILURE() << "not attached: " << tool.stderr_text();
         return events;
     }
@@ -195,7 +197,7 @@ void expect_tmpfs_mount_umount_and_a_failed_mount(const std::vector<std::string>
 {
     MountPoint dir;
     TmpfsCalls calls(dir);
-    auto events = events_of(calls.mounter, 4, calls.last(), options);
+    auto events = events_of(calls.mounter, calls.expected().size(), calls.last(), options);
     expect_events(events, calls.expected(), calls.mounter.pid(), "tpk-mounter", calls.mnt_ns);
 }
 
@@ -223,8 +225,9 @@ TEST(MountsnoopExact, FailedCallsOnly)
     REQUIRE_ROOT_MOUNT_POINT();
     MountPoint dir;
     TmpfsCalls calls(dir);
-    auto events = events_of(calls.mounter, 1, calls.last(), {"-x"});
-    expect_events(events, {calls.expected().back()}, calls.mounter.pid(), "tpk-mounter", calls.mnt_ns);
+    const std::vector<Expected> failed{calls.expected().back()};
+    auto events = events_of(calls.mounter, failed.size(), calls.last(), {"-x"});
+    expect_events(events, failed, calls.mounter.pid(), "tpk-mounter", calls.mnt_ns);
 }
 
 TEST(MountsnoopExact, NewMountApiCalls)
@@ -252,8 +255,9 @@ TEST(MountsnoopExact, NewMountApiCalls)
     });
     const pid_t pid = mounter.pid();
     const std::string mnt_ns = mnt_ns_of(pid);
-    auto events = events_of(mounter, 6, "umount(");
-    ASSERT_EQ(events.size(), 6u);
+    constexpr std::size_t calls = 6; // fsopen, fsconfig twice, fsmount, move_mount, umount
+    auto events = events_of(mounter, calls, "umount(");
+    ASSERT_EQ(events.size(), calls);
     // The descriptors are the calls' own results.
     const std::string fs = events[0]["ret"], mnt = events[3]["ret"];
     EXPECT_GE(std::stoi(fs), 0);

@@ -144,8 +144,18 @@ bool killed_by_sigkill(std::optional<int> status)
 // oomkill --json, attached (its record and task programs).
 std::unique_ptr<ToolRun> start_oomkill()
 {
-    return tpkit::live::attached_json_tool("oomkill", {}, 2);
+    constexpr std::size_t links = 2;
+    return tpkit::live::attached_json_tool("oomkill", {}, links);
 }
+
+// The victims' oom_score_adj: any, and the most (the first chosen).
+constexpr int victim_oom_score_adj = 500;
+constexpr int hog_oom_score_adj = 1000;
+// What they allocate: the victim up to four times the limit (it is killed on the way), the hog
+// five eighths of it, the allocator half of it.
+constexpr std::size_t victim_bytes = 4 * limit;
+constexpr std::size_t hog_bytes = limit * 5 / 8;
+constexpr std::size_t allocator_bytes = limit / 2;
 
 // What the tool printed, for failure messages.
 std::string output_of(const ToolRun& tool)
@@ -211,12 +221,11 @@ TEST(OomkillExact, ReportsTheChildKilledInItsCgroup)
     MemoryCgroup cgroup("oomkill", limit);
     auto tool = start_oomkill();
 
-    // Allocates up to four times the limit: the kernel kills it on the way.
     Child victim([](int from_test, int) {
         name_self("tpk-oom-victim");
-        set_oom_score_adj(500);
+        set_oom_score_adj(victim_oom_score_adj);
         wait_byte(from_test);
-        touch_memory(4 * limit);
+        touch_memory(victim_bytes);
     });
     cgroup.add(victim.pid());
     victim.go();
@@ -232,9 +241,9 @@ TEST(OomkillExact, ReportsTheChildKilledInItsCgroup)
     EXPECT_EQ(e["trigger_pid"], pid);
     EXPECT_EQ(e["trigger_tid"], pid);
     EXPECT_EQ(e["trigger_comm"], "tpk-oom-victim");
-    // It mapped four times the limit and was killed having written about the limit's worth
-    // (less what the cgroup's kernel memory took).
-    expect_figures(e, 500, 4 * limit, limit / 2);
+    // It mapped victim_bytes and was killed having written about the limit's worth (less what
+    // the cgroup's kernel memory took).
+    expect_figures(e, victim_oom_score_adj, victim_bytes, limit / 2);
 }
 
 TEST(OomkillExact, NamesTheTaskThatRanTheOomKiller)
@@ -244,15 +253,15 @@ TEST(OomkillExact, NamesTheTaskThatRanTheOomKiller)
     MemoryCgroup cgroup("oomkill", limit);
     auto tool = start_oomkill();
 
-    // The hog holds five eighths of the limit and offers itself as the victim (oom_score_adj
-    // 1000); the allocator then asks for half of it: its charge runs the OOM killer, which kills
-    // the hog, after which the allocator's charge succeeds, with room to spare, and it exits
-    // normally.
+    // The hog holds hog_bytes and offers itself as the victim (hog_oom_score_adj); the allocator
+    // then asks for allocator_bytes: its charge runs the OOM killer, which kills the hog, after
+    // which the allocator's charge succeeds, with room to spare, and it exits normally.
+    static_assert(hog_bytes + allocator_bytes > limit && allocator_bytes < limit);
     Child hog([](int from_test, int to_test) {
         name_self("tpk-oom-hog");
-        set_oom_score_adj(1000);
+        set_oom_score_adj(hog_oom_score_adj);
         wait_byte(from_test); // in the cgroup, where its memory must be charged
-        touch_memory(limit * 5 / 8);
+        touch_memory(hog_bytes);
         send_byte(to_test);
         pause();
     });
@@ -264,7 +273,7 @@ TEST(OomkillExact, NamesTheTaskThatRanTheOomKiller)
         name_self("tpk-oom-alloc");
         set_oom_score_adj(0); // whatever the test runs with: the hog must be the one chosen
         wait_byte(from_test);
-        touch_memory(limit / 2);
+        touch_memory(allocator_bytes);
     });
     cgroup.add(allocator.pid());
     allocator.go();
@@ -280,7 +289,7 @@ TEST(OomkillExact, NamesTheTaskThatRanTheOomKiller)
     EXPECT_EQ(e["trigger_pid"], std::to_string(allocator.pid()));
     EXPECT_EQ(e["trigger_tid"], std::to_string(allocator.pid()));
     EXPECT_EQ(e["trigger_comm"], "tpk-oom-alloc");
-    expect_figures(e, 1000, limit * 5 / 8, limit * 5 / 8);
+    expect_figures(e, hog_oom_score_adj, hog_bytes, hog_bytes);
     // Usually the allocator then gets its memory and exits. When its charge is retried before
     // the hog's memory is freed, the OOM killer runs again and kills it too: then the tool must
     // say so, once.
@@ -308,7 +317,7 @@ void* allocating_thread(void* p)
     if (write(args->to_test, &tid, sizeof(tid)) != sizeof(tid))
         _exit(14);
     wait_byte(args->from_test);
-    touch_memory(4 * limit);
+    touch_memory(victim_bytes);
     return nullptr;
 }
 

@@ -54,6 +54,9 @@ private:
     void* map_ = nullptr;
 };
 
+// sys_enter_ of sync, syncfs, fsync, fdatasync, msync and sync_file_range.
+constexpr std::size_t syncsnoop_links = 6;
+
 } // namespace
 
 TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
@@ -79,7 +82,7 @@ TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
     });
     const std::string pid = std::to_string(syncer.pid());
     ToolRun tool({tpkit::live::tool_path("syncsnoop"), "--json", "-p", pid});
-    ASSERT_TRUE(tool.wait_until_attached(6, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(syncsnoop_links, 20s)) << tool.stderr_text();
     ASSERT_EQ(syncer.go_and_wait(), 0);
     // The last call's line, then the rest of the output.
     ASSERT_TRUE(tool.wait_for_line(
@@ -89,6 +92,7 @@ TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
 
     // Only that process was traced: the whole output is known.
     const std::string f = std::to_string(fd);
+    const std::string page = std::to_string(ScratchFile::page);
     char addr[32];
     snprintf(addr, sizeof(addr), "%#lx", reinterpret_cast<unsigned long>(map));
     const std::vector<std::array<std::string, 3>> expected{
@@ -96,11 +100,11 @@ TEST(SyncsnoopExact, EachCallOnceInOrderWithItsArguments)
         {"syncfs", f, "fd=" + f},
         {"fsync", f, "fd=" + f},
         {"fdatasync", f, "fd=" + f},
-        {"msync", "-1", std::string("addr=") + addr + " len=4096 flags=MS_SYNC"},
-        {"sync_file_range", f, "fd=" + f + " offset=0 nbytes=4096 flags=SYNC_FILE_RANGE_WRITE"},
+        {"msync", "-1", std::string("addr=") + addr + " len=" + page + " flags=MS_SYNC"},
+        {"sync_file_range", f, "fd=" + f + " offset=0 nbytes=" + page + " flags=SYNC_FILE_RANGE_WRITE"},
     };
     const auto& lines = tool.lines();
-    ASSERT_EQ(lines.size(), expected.size() + 1) << tool.stderr_text();
+    ASSERT_EQ(lines.size(), expected.size() + 1) << tool.stderr_text(); // and the "lost" line
     for (std::size_t i = 0; i < expected.size(); i++) {
         auto e = tpkit::live::parse_flat_json(lines[i]);
         EXPECT_EQ(e["call"], expected[i][0]) << lines[i];
@@ -120,17 +124,18 @@ TEST(SyncsnoopExact, TextRowsShowCallAndArguments)
     const int fd = file.fd();
     ScriptedChild syncer("tpk-syncer", {}, [fd] { return syscall(SYS_fdatasync, fd) == 0 ? 0 : 1; });
     ToolRun tool({tpkit::live::tool_path("syncsnoop"), "-p", std::to_string(syncer.pid())});
-    ASSERT_TRUE(tool.wait_until_attached(6, 20s)) << tool.stderr_text();
+    ASSERT_TRUE(tool.wait_until_attached(syncsnoop_links, 20s)) << tool.stderr_text();
     ASSERT_EQ(syncer.go_and_wait(), 0);
     ASSERT_TRUE(tool.wait_for_line(
         [](const std::string& l) { return l.find("fdatasync") != std::string::npos; }, 20s))
         << tool.stderr_text();
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    ASSERT_EQ(tool.lines().size(), 2u);
+    ASSERT_EQ(tool.lines().size(), 2u); // the header, the call
     EXPECT_EQ(tool.lines()[0], "TIME     COMM                 PID CALL             ARGS");
     // HH:MM:SS, then the columns at their widths.
     const std::string row = tool.lines()[1];
-    ASSERT_GT(row.size(), 9u) << row;
-    EXPECT_EQ(row.substr(8), fmt::format(" {:<16} {:>7} {:<16} fd={}", "tpk-syncer",
+    const std::size_t time_width = std::string("HH:MM:SS").size();
+    ASSERT_GT(row.size(), time_width + 1) << row;
+    EXPECT_EQ(row.substr(time_width), fmt::format(" {:<16} {:>7} {:<16} fd={}", "tpk-syncer",
                                          syncer.pid(), "fdatasync", fd));
 }
