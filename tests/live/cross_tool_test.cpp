@@ -215,7 +215,8 @@ std::string unexpected_stderr(const ToolSpec& spec, const std::string& err)
 // on every CPU, and direct reads of a loop device.
 void make_some_events()
 {
-    tpkit::live::run_fork_batch("tpk-xtool", 2, 1);
+    constexpr int fork_children = 2, fork_threads = 1;
+    tpkit::live::run_fork_batch("tpk-xtool", fork_children, fork_threads);
     syscall(SYS_getppid);
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -254,11 +255,15 @@ void make_some_events()
     waitpid(child, nullptr, 0);
     {
         tpkit::live::NetNamespace ns;
-        if (tpkit::live::run_tcp_session(ns, tpkit::live::Inet::v4, 5000, 10, 10).status != 0)
+        constexpr std::size_t request_bytes = 10, reply_bytes = 10;
+        const auto session =
+            tpkit::live::run_tcp_session(ns, tpkit::live::Inet::v4, 5000, request_bytes, reply_bytes);
+        if (session.status != 0)
             throw std::runtime_error("TCP session failed");
         // A retransmit, for tcpretrans.
+        constexpr std::uint64_t retransmits = 1;
         tpkit::live::LossyFlow flow(ns, tpkit::live::Inet::v4, tpkit::live::LossyFlow::Loss::data, 5001);
-        flow.lose(ns, 1);
+        flow.lose(ns, retransmits);
         std::uint16_t client_port = 0;
         if (flow.wait(client_port) != 0)
             throw std::runtime_error("lossy TCP flow failed");
@@ -498,9 +503,10 @@ TEST_P(LiveTool, JsonLinesFollowTheSchema)
     const auto& lines = run.lines();
     ASSERT_FALSE(lines.empty());
     EXPECT_FALSE(run.ended_mid_line());
+    constexpr std::size_t most_bad_lines_shown = 5;
     std::size_t bad = 0;
     std::set<std::string> types;
-    for (std::size_t i = 0; i < lines.size() && bad < 5; i++) {
+    for (std::size_t i = 0; i < lines.size() && bad < most_bad_lines_shown; i++) {
         std::string problem = tpkit::live::json_object_problem(lines[i]);
         if (problem.empty())
             problem = json_schema().problem(spec.name, lines[i]);
@@ -511,7 +517,7 @@ TEST_P(LiveTool, JsonLinesFollowTheSchema)
         EXPECT_EQ(problem, "") << "line " << i + 1 << ": " << lines[i];
     }
     if (spec.streaming) {
-        ASSERT_GE(lines.size(), 2u) << "no event line";
+        ASSERT_GE(lines.size(), 2u) << "no event line"; // an event, then the "lost" line
         EXPECT_TRUE(types.count("event")) << "no event line";
         EXPECT_TRUE(std::regex_match(lines.back(),
                                      std::regex(R"(\{"type":"lost","lost_events":[0-9]+\})")))
@@ -578,15 +584,16 @@ TEST_P(TracingTool, OnATerminalSaysWhatItTraces)
     }
     ToolRun run({"/usr/bin/script", "--quiet", "--return", "--command", command, "/dev/null"});
     EXPECT_EQ(run.wait(tpkit::live::patient(20s)), 0) << run.stderr_text();
-    const std::string suffix = " for 0.5 s… Ctrl-C to end.\r";
+    const std::string prefix = "Tracing ", suffix = " for 0.5 s… Ctrl-C to end.\r";
     auto banner = std::find_if(run.lines().begin(), run.lines().end(),
-                               [](const std::string& l) { return l.rfind("Tracing ", 0) == 0; });
+                               [&](const std::string& l) { return l.rfind(prefix, 0) == 0; });
     ASSERT_NE(banner, run.lines().end()) << "no banner in: " << testing::PrintToString(run.lines());
     EXPECT_EQ(banner - run.lines().begin(), 0) << "the banner comes first";
-    ASSERT_GT(banner->size(), suffix.size());
+    ASSERT_GT(banner->size(), prefix.size() + suffix.size());
     EXPECT_EQ(banner->substr(banner->size() - suffix.size()), suffix);
     // It names what is traced: "system:event", or "rawtracepoint:event".
-    const std::string what = banner->substr(8, banner->size() - suffix.size() - 8);
+    const std::string what =
+        banner->substr(prefix.size(), banner->size() - suffix.size() - prefix.size());
     EXPECT_NE(what.find(':'), std::string::npos) << *banner;
 }
 
@@ -826,7 +833,8 @@ std::set<Fork> forks_by(const ToolRun& tool, std::initializer_list<pid_t> parent
 // forksnoop --json with these options, attached.
 std::unique_ptr<ToolRun> forksnoop(std::vector<std::string> options)
 {
-    return tpkit::live::attached_json_tool("forksnoop", std::move(options), 1);
+    constexpr std::size_t links = 1; // sched_process_fork
+    return tpkit::live::attached_json_tool("forksnoop", std::move(options), links);
 }
 
 // A cgroup v2 directory for one test, removed afterwards (its processes must be gone by then).
@@ -845,8 +853,9 @@ public:
     {
         if (path_.empty())
             return;
-        // A dead task leaves its cgroup a moment after it is reaped.
-        for (int i = 0; i < 200 && rmdir(path_.c_str()) != 0 && errno == EBUSY; i++)
+        // A dead task leaves its cgroup a moment after it is reaped: tries for 2 s.
+        constexpr int rmdir_attempts = 200;
+        for (int i = 0; i < rmdir_attempts && rmdir(path_.c_str()) != 0 && errno == EBUSY; i++)
             std::this_thread::sleep_for(10ms);
     }
     TempCgroup(const TempCgroup&) = delete;
@@ -873,7 +882,8 @@ TEST(TaskFilterOptions, TidKeepsOnlyThatThreadsForks)
     TPKIT_REQUIRE_LIVE();
     Forker forker;
     auto tool = forksnoop({"-t", std::to_string(forker.second_tid())});
-    auto children = forker.fork_children(3, 4);
+    constexpr int by_main = 3, by_second = 4;
+    auto children = forker.fork_children(by_main, by_second);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Nothing else on the system runs as that thread: the whole output is known.
     EXPECT_EQ(forks_of(*tool), expected_forks(forker.pid(), forker.second_tid(), children.by_second));
@@ -888,8 +898,9 @@ TEST(TaskFilterOptions, UidKeepsOnlyThatUsersForks)
             _exit(9);
     });
     auto tool = forksnoop({"-u", "65534"});
-    auto root_children = as_root.fork_children(3, 0);
-    auto nobody_children = as_nobody.fork_children(3, 2);
+    constexpr int root_by_main = 3, nobody_by_main = 3, nobody_by_second = 2;
+    auto root_children = as_root.fork_children(root_by_main, 0);
+    auto nobody_children = as_nobody.fork_children(nobody_by_main, nobody_by_second);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Other processes may run as nobody meanwhile: only forks by ours (or by this test, which
     // made them as root) are known.
@@ -914,8 +925,9 @@ TEST(TaskFilterOptions, CpuKeepsOnlyForksOnThatCpu)
     };
     Forker on_0(pinned_to(0)), on_1(pinned_to(1));
     auto tool = forksnoop({"--cpu", "1"});
-    auto children_0 = on_0.fork_children(3, 1);
-    auto children_1 = on_1.fork_children(2, 2);
+    constexpr int on_0_by_main = 3, on_0_by_second = 1, on_1_by_main = 2, on_1_by_second = 2;
+    auto children_0 = on_0.fork_children(on_0_by_main, on_0_by_second);
+    auto children_1 = on_1.fork_children(on_1_by_main, on_1_by_second);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Other processes fork on CPU 1 meanwhile: only forks by ours are known.
     EXPECT_EQ(forks_by(*tool, {on_0.pid(), on_1.pid()}), expected_forks(on_1, children_1));
@@ -931,8 +943,10 @@ TEST(TaskFilterOptions, CgroupKeepsOnlyForksMadeInIt)
     Forker inside;
     cgroup.add(inside.pid());
     auto tool = forksnoop({"--cgroup", cgroup.path()});
-    auto outside_children = outside.fork_children(3, 1);
-    auto inside_children = inside.fork_children(3, 2);
+    constexpr int outside_by_main = 3, outside_by_second = 1;
+    constexpr int inside_by_main = 3, inside_by_second = 2;
+    auto outside_children = outside.fork_children(outside_by_main, outside_by_second);
+    auto inside_children = inside.fork_children(inside_by_main, inside_by_second);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     // Only the inside forker ever ran in the new cgroup: the whole output is known.
     EXPECT_EQ(forks_of(*tool), expected_forks(inside, inside_children));
@@ -972,7 +986,8 @@ TEST_P(ClockOption, EventTimeIsInIt)
     const ClockCase& c = GetParam();
     auto tool = forksnoop(c.option);
     const std::int64_t before = clock_now(c.id);
-    auto batch = tpkit::live::run_fork_batch("tpk-clock", 1, 0);
+    constexpr int children = 1, threads = 0;
+    auto batch = tpkit::live::run_fork_batch("tpk-clock", children, threads);
     const std::int64_t after = clock_now(c.id);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     std::size_t found = 0;
@@ -985,7 +1000,7 @@ TEST_P(ClockOption, EventTimeIsInIt)
         EXPECT_GE(t, before - c.slack_ns) << line;
         EXPECT_LE(t, after + c.slack_ns) << line;
     }
-    EXPECT_EQ(found, 1u);
+    EXPECT_EQ(found, 1u); // the child's fork
 }
 
 TEST_P(ClockOption, IntervalEndIsInIt)
@@ -994,7 +1009,8 @@ TEST_P(ClockOption, IntervalEndIsInIt)
     const ClockCase& c = GetParam();
     std::vector<std::string> options{"-p", std::to_string(getpid())};
     options.insert(options.end(), c.option.begin(), c.option.end());
-    auto tool = tpkit::live::attached_json_tool("syscount", options, 1);
+    constexpr std::size_t links = 1; // sys_enter
+    auto tool = tpkit::live::attached_json_tool("syscount", options, links);
     const std::int64_t before = clock_now(c.id);
     syscall(SYS_getppid);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text(); // prints at the stop

@@ -26,6 +26,8 @@
 #include <vector>
 
 using namespace std::chrono_literals;
+using tpkit::live::poke_attempts;
+using tpkit::live::poke_wait;
 using tpkit::live::ToolRun;
 
 // The system calls are made here, not in libc: libc's wrappers keep no frame pointer, so the
@@ -133,7 +135,8 @@ TEST(TpcountStacks, UserStackOfAKnownChainCountedExactly)
                   std::to_string(caller.child.pid()), "--json", "0.1"});
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [&] { caller.act(true); },
-        [](const std::string& l) { return has(l, "\"tpk_stack_marker\""); }, 50, 300ms))
+        [](const std::string& l) { return has(l, "\"tpk_stack_marker\""); },
+        poke_attempts, poke_wait))
         << tool.stderr_text() << (tool.lines().empty() ? "" : tool.lines().back());
     ASSERT_EQ(caller.act(false), 0);
     std::uint64_t chain = 0;
@@ -161,7 +164,8 @@ TEST(TpcountStacks, FoldedTextIsCommThenUserFramesRootFirst)
                   std::to_string(caller.child.pid()), "0.1"});
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [&] { caller.act(true); },
-        [](const std::string& l) { return has(l, ";tpk_stack_marker;"); }, 50, 300ms))
+        [](const std::string& l) { return has(l, ";tpk_stack_marker;"); },
+        poke_attempts, poke_wait))
         << tool.stderr_text();
     ASSERT_EQ(caller.act(false), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
@@ -188,7 +192,7 @@ TEST(TpcountStacks, KernelStackThroughTheSyscallEntryCountedExactlyByPid)
     const std::string own_pid = "\"pid\":" + std::to_string(getpid()) + ",";
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [] { syscall(SYS_getppid); }, [&](const std::string& l) { return has(l, own_pid); },
-        50, 300ms))
+        poke_attempts, poke_wait))
         << tool.stderr_text();
     ASSERT_EQ(caller.act(false), 0);
     std::uint64_t counted = 0;
@@ -227,7 +231,8 @@ int vfork_and_wait()
 // ("[<0>] __do_sys_vfork+0x66/0x90"), once they hold a frame containing `waiting_in`.
 std::vector<std::string> kernel_names_of_stack(pid_t pid, const std::string& waiting_in)
 {
-    for (int attempt = 0; attempt < 300; attempt++) {
+    constexpr int reads = 300; // a millisecond apart
+    for (int attempt = 0; attempt < reads; attempt++) {
         std::vector<std::string> names;
         std::ifstream stack("/proc/" + std::to_string(pid) + "/stack");
         for (std::string line; std::getline(stack, line);) {
@@ -249,7 +254,8 @@ TEST(TpcountStacks, KernelFramesAreNamedAsTheKernelNamesThemWithCommAtTheRoot)
     TPKIT_REQUIRE_LIVE();
     ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_switch", "--comm", "tpk-vfork",
                   "--by", "kstack,comm"});
-    ASSERT_TRUE(tool.wait_until_attached(1, tpkit::live::patient(20s))) << tool.stderr_text();
+    constexpr std::size_t links = 1; // sched_switch
+    ASSERT_TRUE(tool.wait_until_attached(links, tpkit::live::patient(20s))) << tool.stderr_text();
     tpkit::live::ScriptedChild child("tpk-vfork", {}, vfork_and_wait);
     child.go();
     // While it waits in vfork(), as the kernel names its frames (the scheduler's left out).
@@ -290,10 +296,11 @@ TEST(TpcountExact, ByPidAndCommCountsEachChild)
     const std::string own_pid = "\"pid\":" + std::to_string(getpid()) + ",";
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [] { syscall(SYS_getppid); }, [&](const std::string& l) { return has(l, own_pid); },
-        50, 300ms))
+        poke_attempts, poke_wait))
         << tool.stderr_text();
-    auto a = getppid_caller("tpk-pc-a", 5);
-    auto b = getppid_caller("tpk-pc-b", 9);
+    constexpr std::uint64_t a_calls = 5, b_calls = 9;
+    auto a = getppid_caller("tpk-pc-a", a_calls);
+    auto b = getppid_caller("tpk-pc-b", b_calls);
     ASSERT_EQ(a.go_and_wait(), 0);
     ASSERT_EQ(b.go_and_wait(), 0);
     std::map<std::pair<pid_t, std::string>, std::uint64_t> counts;
@@ -302,8 +309,8 @@ TEST(TpcountExact, ByPidAndCommCountsEachChild)
         ASSERT_TRUE(o["pid"].is_number() && o["comm"].is_string()) << o;
         counts[{o["pid"].get<pid_t>(), o["comm"].get<std::string>()}] += o["count"].get<std::uint64_t>();
     }
-    EXPECT_EQ((counts[{a.pid(), "tpk-pc-a"}]), 5u);
-    EXPECT_EQ((counts[{b.pid(), "tpk-pc-b"}]), 9u);
+    EXPECT_EQ((counts[{a.pid(), "tpk-pc-a"}]), a_calls);
+    EXPECT_EQ((counts[{b.pid(), "tpk-pc-b"}]), b_calls);
 }
 
 TEST(TphistExact, ByPidHeadedWithTheComm)
@@ -314,14 +321,15 @@ TEST(TphistExact, ByPidHeadedWithTheComm)
     const std::string own_key = "\"key\":\"" + std::to_string(getpid()) + " ";
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [] { syscall(SYS_getppid); }, [&](const std::string& l) { return has(l, own_key); },
-        50, 300ms))
+        poke_attempts, poke_wait))
         << tool.stderr_text();
     // It exits before the tool prints: the comm is the one BPF kept.
-    auto child = getppid_caller("tpk-hist-pid", 6);
+    constexpr std::uint64_t calls = 6;
+    auto child = getppid_caller("tpk-hist-pid", calls);
     ASSERT_EQ(child.go_and_wait(), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     auto totals = tpkit::live::histogram_totals(tool.lines());
-    EXPECT_EQ(totals[std::to_string(child.pid()) + " tpk-hist-pid"], 6u);
+    EXPECT_EQ(totals[std::to_string(child.pid()) + " tpk-hist-pid"], calls);
 }
 
 TEST(TphistExact, NumericKeysSortAsNumbers)
@@ -339,7 +347,7 @@ TEST(TphistExact, NumericKeysSortAsNumbers)
                   "common_pid == " + std::to_string(child.pid()) + " || fd == 1000"});
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [] { lseek(1000, 0, SEEK_SET); },
-        [&](const std::string& l) { return has(l, "\"key\":\"1000\""); }, 50, 300ms))
+        [&](const std::string& l) { return has(l, "\"key\":\"1000\""); }, poke_attempts, poke_wait))
         << tool.stderr_text();
     ASSERT_EQ(child.go_and_wait(), 0);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();

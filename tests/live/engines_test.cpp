@@ -21,6 +21,8 @@
 #include <thread>
 
 using namespace std::chrono_literals;
+using tpkit::live::poke_attempts;
+using tpkit::live::poke_wait;
 using tpkit::live::ToolRun;
 
 namespace {
@@ -94,8 +96,11 @@ private:
 bool has(const std::string& line, const std::string& text) { return line.find(text) != std::string::npos; }
 
 
-// tphist over the reader's reads: 0 bytes x2, 1 x3, 100 x5, 500 x7; markers of 3000 bytes (in
-// the bucket starting at marker_low) until a histogram shows one.
+// The reads expect_read_histogram makes, by size: reads_of_N reads of N bytes.
+constexpr std::uint64_t reads_of_0 = 2, reads_of_1 = 3, reads_of_100 = 5, reads_of_500 = 7;
+
+// tphist over the reader's reads (reads_of_N); markers of 3000 bytes (in the bucket starting at
+// marker_low) until a histogram shows one.
 void expect_read_histogram(const std::vector<std::string>& args, bool filter_by_pid,
                            std::uint64_t marker_low, std::map<std::uint64_t, std::uint64_t> expected)
 {
@@ -115,12 +120,12 @@ void expect_read_histogram(const std::vector<std::string>& args, bool filter_by_
     const std::string marker = "\"low\":" + std::to_string(marker_low) + ",";
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [&] { reader.read(3000, 1); }, [&](const std::string& l) { return has(l, marker); },
-        50, 300ms))
+        poke_attempts, poke_wait))
         << tool.stderr_text();
-    reader.read(0, 2);
-    reader.read(1, 3);
-    reader.read(100, 5);
-    reader.read(500, 7);
+    reader.read(0, reads_of_0);
+    reader.read(1, reads_of_1);
+    reader.read(100, reads_of_100);
+    reader.read(500, reads_of_500);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     auto counts = tpkit::live::histogram_buckets(tool.lines());
     counts.erase(marker_low);
@@ -131,23 +136,28 @@ void expect_read_histogram(const std::vector<std::string>& args, bool filter_by_
 
 TEST(TphistExact, Log2BucketsOfReadSizesFilteredByCommonPid)
 {
-    expect_read_histogram({}, true, 2048, {{0, 5}, {64, 5}, {256, 7}});
+    expect_read_histogram({}, true, 2048,
+                          {{0, reads_of_0 + reads_of_1}, {64, reads_of_100}, {256, reads_of_500}});
 }
 
 TEST(TphistLive, Log2BucketsWithPidOption)
 {
-    expect_read_histogram({}, false, 2048, {{0, 5}, {64, 5}, {256, 7}});
+    expect_read_histogram({}, false, 2048,
+                          {{0, reads_of_0 + reads_of_1}, {64, reads_of_100}, {256, reads_of_500}});
 }
 
 TEST(TphistLive, LinearBuckets)
 {
-    expect_read_histogram({"--linear", "0,1000,100"}, true, 1000, {{0, 5}, {100, 5}, {500, 7}});
+    expect_read_histogram({"--linear", "0,1000,100"}, true, 1000,
+                          {{0, reads_of_0 + reads_of_1}, {100, reads_of_100}, {500, reads_of_500}});
 }
 
 TEST(TphistLive, LogLinearBuckets)
 {
     // 2 sub-bits: 100 is in [96, 111], 500 in [448, 511], 3000 in [2560, 3071].
-    expect_read_histogram({"--loglinear", "2"}, false, 2560, {{0, 2}, {1, 3}, {96, 5}, {448, 7}});
+    expect_read_histogram(
+        {"--loglinear", "2"}, false, 2560,
+        {{0, reads_of_0}, {1, reads_of_1}, {96, reads_of_100}, {448, reads_of_500}});
 }
 
 TEST(TphistLive, ByCommKeysTheHistogram)
@@ -158,16 +168,18 @@ TEST(TphistLive, ByCommKeysTheHistogram)
                   "0.1", "--by", "comm", "--filter", "fd == 100"});
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [&] { reader.read(3000, 1); },
-        [](const std::string& l) { return has(l, "\"key\":\"tpkit-reader\""); }, 50, 300ms))
+        [](const std::string& l) { return has(l, "\"key\":\"tpkit-reader\""); },
+        poke_attempts, poke_wait))
         << tool.stderr_text();
-    reader.read(100, 4);
+    constexpr std::uint64_t reads_of_100_bytes = 4;
+    reader.read(100, reads_of_100_bytes);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     for (const auto& line : tool.lines()) {
         if (has(line, "\"key\":\"tpkit-reader\"")) {
             EXPECT_TRUE(has(line, "\"field\":\"count\"")) << line;
         }
     }
-    EXPECT_EQ(tpkit::live::histogram_buckets(tool.lines(), "tpkit-reader")[64], 4u);
+    EXPECT_EQ(tpkit::live::histogram_buckets(tool.lines(), "tpkit-reader")[64], reads_of_100_bytes);
 }
 
 // The generic engine on the fork event's comm, which 6.1 keeps inline (char[16]) and later
@@ -178,10 +190,12 @@ TEST(TphistExact, ChildPidsOfForksByCommThroughAStringFilter)
     ToolRun tool({tpkit::live::tool_path("tphist"), "sched:sched_process_fork", "child_pid", "--by",
                   "comm", "--json", "0.1", "--filter", "parent_comm ~ \"tpk-*\""});
     ASSERT_TRUE(tpkit::live::poke_until_line(
-        tool, [] { tpkit::live::run_fork_batch("tpk-marker", 1, 0); },
-        [](const std::string& l) { return has(l, "\"key\":\"tpk-marker\""); }, 50, 300ms))
+        tool, [] { tpkit::live::run_marker_fork("tpk-marker"); },
+        [](const std::string& l) { return has(l, "\"key\":\"tpk-marker\""); },
+        poke_attempts, poke_wait))
         << tool.stderr_text();
-    auto batch = tpkit::live::run_fork_batch("tpk-forker", 20, 0);
+    constexpr int children = 20, threads = 0;
+    auto batch = tpkit::live::run_fork_batch("tpk-forker", children, threads);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
 
     std::map<std::uint64_t, std::uint64_t> expected;
@@ -200,8 +214,12 @@ TEST(TphistExact, ChildPidsOfForksByCommThroughAStringFilter)
 
 namespace {
 
-// tpcount over sched_process_fork: markers until counted, then one batch of 7 children and 3
-// threads; returns the tool's lines and the batch.
+// The batch count_forks counts, all of its forks.
+constexpr int counted_children = 7, counted_threads = 3;
+constexpr std::uint64_t counted_forks = counted_children + counted_threads;
+
+// tpcount over sched_process_fork: markers until counted, then one batch of counted_children
+// and counted_threads; returns the tool's lines and the batch.
 struct CountedForks {
     std::vector<std::string> lines;
     tpkit::live::ForkBatch batch;
@@ -213,15 +231,15 @@ CountedForks count_forks(const std::string& by)
                   "0.1"});
     std::string expect;
     auto mark = [&] {
-        auto marker = tpkit::live::run_fork_batch("tpkit-mark", 1, 0);
+        auto marker = tpkit::live::run_marker_fork("tpkit-mark");
         expect = by == "comm" ? "\"comm\":\"tpkit-mark\""
                               : "\"parent_pid\":" + std::to_string(marker.forker) + ",";
     };
     EXPECT_TRUE(tpkit::live::poke_until_line(
-        tool, mark, [&](const std::string& l) { return has(l, expect); }, 50, 300ms))
+        tool, mark, [&](const std::string& l) { return has(l, expect); }, poke_attempts, poke_wait))
         << tool.stderr_text();
     CountedForks result;
-    result.batch = tpkit::live::run_fork_batch("tpkit-count", 7, 3);
+    result.batch = tpkit::live::run_fork_batch("tpkit-count", counted_children, counted_threads);
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     result.lines = tool.lines();
     return result;
@@ -245,14 +263,15 @@ TEST(TpcountExact, ByCommCountsEveryFork)
 {
     TPKIT_REQUIRE_LIVE();
     auto counted = count_forks("comm");
-    EXPECT_EQ(sum_counts(counted.lines, "comm", "tpkit-count"), 10u);
+    EXPECT_EQ(sum_counts(counted.lines, "comm", "tpkit-count"), counted_forks);
 }
 
 TEST(TpcountExact, ByFieldCountsEveryFork)
 {
     TPKIT_REQUIRE_LIVE();
     auto counted = count_forks("parent_pid");
-    EXPECT_EQ(sum_counts(counted.lines, "parent_pid", std::to_string(counted.batch.forker)), 10u);
+    EXPECT_EQ(sum_counts(counted.lines, "parent_pid", std::to_string(counted.batch.forker)),
+              counted_forks);
 }
 
 TEST(TpcountLive, TotalsOfSeveralEvents)
@@ -263,17 +282,18 @@ TEST(TpcountLive, TotalsOfSeveralEvents)
                   "-p", std::to_string(reader.pid()), "--filter", "fd == 100", "--json", "0.1"});
     ASSERT_TRUE(tpkit::live::poke_until_line(
         tool, [&] { reader.read(1, 1); },
-        [](const std::string& l) { return has(l, "sys_enter_read"); }, 50, 300ms))
+        [](const std::string& l) { return has(l, "sys_enter_read"); }, poke_attempts, poke_wait))
         << tool.stderr_text();
     auto before = tool.lines().size();
-    reader.read(1, 9);
+    constexpr std::uint64_t counted_reads = 9;
+    reader.read(1, counted_reads);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     std::uint64_t reads = 0, lseeks = 0;
     for (std::size_t i = before; i < tool.lines().size(); i++) {
         auto obj = tpkit::live::parse_flat_json(tool.lines()[i]);
         (obj["event"] == "syscalls:sys_enter_read" ? reads : lseeks) += std::stoull(obj["count"]);
     }
-    EXPECT_EQ(reads, 9u);
+    EXPECT_EQ(reads, counted_reads);
     EXPECT_EQ(lseeks, 0u);
 }
 
@@ -304,7 +324,9 @@ TEST(TpcountLive, OwnAttachCallsAreNotCounted)
 
 namespace {
 
-// tpsnoop over forks: batches of one child named `marker` until one shows, then a batch of 3
+constexpr std::size_t snooped_children = 3;
+
+// tpsnoop over forks: marker forks by `marker` until one shows, then a batch of snooped_children
 // children named `comm`.
 std::pair<std::vector<std::string>, tpkit::live::ForkBatch>
 snoop_forks(std::vector<std::string> args, const std::string& comm, const std::string& marker = "tpkit-mark")
@@ -313,10 +335,10 @@ snoop_forks(std::vector<std::string> args, const std::string& comm, const std::s
     argv.insert(argv.end(), args.begin(), args.end());
     ToolRun tool(argv);
     EXPECT_TRUE(tpkit::live::poke_until_line(
-        tool, [&] { tpkit::live::run_fork_batch(marker, 1, 0); },
-        [&](const std::string& l) { return has(l, marker); }, 50, 300ms))
+        tool, [&] { tpkit::live::run_marker_fork(marker); },
+        [&](const std::string& l) { return has(l, marker); }, poke_attempts, poke_wait))
         << tool.stderr_text();
-    auto batch = tpkit::live::run_fork_batch(comm, 3, 0);
+    auto batch = tpkit::live::run_fork_batch(comm, snooped_children, 0);
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     return {tool.lines(), batch};
 }
@@ -326,7 +348,7 @@ void expect_forks_decoded(const std::vector<std::string>& extra)
     std::vector<std::string> args{"--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto [lines, batch] = snoop_forks(args, "tpkit-snoop");
-    ASSERT_EQ(batch.children.size(), 3u);
+    ASSERT_EQ(batch.children.size(), snooped_children);
     for (pid_t child : batch.children) {
         int found = 0;
         for (const auto& line : lines) {
@@ -362,13 +384,13 @@ TEST(TpsnoopLive, HeaderFieldsAreTheThreadAndTheEventId)
         tpkit::read_format(tpkit::event_dir({"sched", "sched_process_fork"}) / "format").id);
     auto [lines, batch] =
         snoop_forks({"--json", "-f", "child_pid,common_type,common_pid"}, "tpkit-header");
-    int found = 0;
+    std::size_t found = 0;
     for (const auto& line : lines) {
         auto obj = tpkit::live::parse_flat_json(line);
         if (obj["event"].empty())
             continue; // the closing {"type":"lost","lost_events":0}
         auto fields = tpkit::live::parse_flat_json(obj["fields"]);
-        EXPECT_EQ(fields.size(), 3u) << line;
+        EXPECT_EQ(fields.size(), 3u) << line; // those of -f
         EXPECT_EQ(fields["common_type"], id) << line;
         EXPECT_EQ(fields["common_pid"], obj["tid"]) << line;
         bool ours = std::find(batch.children.begin(), batch.children.end(),
@@ -378,7 +400,7 @@ TEST(TpsnoopLive, HeaderFieldsAreTheThreadAndTheEventId)
             EXPECT_EQ(fields["common_pid"], std::to_string(batch.forker)) << line;
         }
     }
-    EXPECT_EQ(found, 3);
+    EXPECT_EQ(found, snooped_children);
 }
 
 TEST(TpsnoopLive, TracePipeStyleLines)
@@ -417,9 +439,11 @@ TEST(TpsnoopLive, DecodesSyscallArguments)
         reader.read(2999, 1);
     };
     ASSERT_TRUE(tpkit::live::poke_until_line(
-        tool, mark, [](const std::string& l) { return has(l, "\"count\":2999"); }, 50, 300ms))
+        tool, mark, [](const std::string& l) { return has(l, "\"count\":2999"); },
+        poke_attempts, poke_wait))
         << tool.stderr_text();
-    reader.read(12345, 2);
+    constexpr int decoded_reads = 2;
+    reader.read(12345, decoded_reads);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     int found = 0;
     char buf[32];
@@ -437,7 +461,7 @@ TEST(TpsnoopLive, DecodesSyscallArguments)
         EXPECT_EQ(fields["buf"], buf);
         EXPECT_EQ(fields["__syscall_nr"], std::to_string(SYS_read));
     }
-    EXPECT_EQ(found, 2);
+    EXPECT_EQ(found, decoded_reads);
 }
 
 TEST(EngineToolErrors, ExitCodesAndOneLine)
@@ -496,7 +520,8 @@ TEST(EngineToolCleanup, NothingStaysLoaded)
         ToolRun tool(argv);
         if (sig) {
             // Running means loaded: wait until it is attached, then stop it.
-            tool.wait_until_attached(1, 2s);
+            constexpr std::size_t a_link = 1; // and "ready": all attached
+            tool.wait_until_attached(a_link, 2s);
             tool.stop(sig);
         } else {
             tool.wait(20s);

@@ -162,7 +162,8 @@ TEST(ToolCleanup, NothingStaysLoadedAfterSigintSigtermOrDuration)
     for (const auto& c : cases) {
         const auto before = tpkit::live::loaded_program_ids();
         ToolRun tool(c.argv);
-        EXPECT_TRUE(tool.wait_until_attached(1, 2s)) << c.argv.back();
+        constexpr std::size_t links = 1; // forksnoop's sched_process_fork, netrxlen's event
+        EXPECT_TRUE(tool.wait_until_attached(links, 2s)) << c.argv.back();
         int status = c.signal ? tool.stop(c.signal) : tool.wait(10s);
         EXPECT_EQ(status, 0) << c.argv.back() << ": " << tool.stderr_text();
         tpkit::live::expect_none_left_behind(before, c.argv.back());

@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -324,19 +325,22 @@ TEST(ExporterLive, PrometheusStoresTheEventsMade)
     const double before = now_seconds();
 
     constexpr int getppids = 37;
-    make_events(getppids, zero.fd, {100, 100, 100, 5000, 5000});
+    // Reads of 100 bytes, in [64, 127], and of 5000, in [4096, 8191] (log2 buckets).
+    constexpr int small_reads = 3, large_reads = 2, all_reads = small_reads + large_reads;
+    std::vector<std::size_t> reads(small_reads, 100);
+    reads.insert(reads.end(), large_reads, 5000);
+    make_events(getppids, zero.fd, reads);
 
     EXPECT_EQ(prometheus.wait_for("tpkit_getppid_total", getppids), getppids);
     EXPECT_EQ(prometheus.value("tpkit_getppid_total", before), 0.0);
     EXPECT_EQ(prometheus.wait_for("tpkit_getppid_syscalls_total{syscall=\"getppid\"}", getppids),
               getppids);
-    // log2 buckets: 100 is in [64, 127], 5000 in [4096, 8191].
-    EXPECT_EQ(prometheus.wait_for("tpkit_zero_read_size_bytes_count", 5), 5.0);
+    EXPECT_EQ(prometheus.wait_for("tpkit_zero_read_size_bytes_count", all_reads), all_reads);
     EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"63\"}"), 0.0);
-    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"127\"}"), 3.0);
-    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"4095\"}"), 3.0);
-    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"8191\"}"), 5.0);
-    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"+Inf\"}"), 5.0);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"127\"}"), small_reads);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"4095\"}"), small_reads);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"8191\"}"), all_reads);
+    EXPECT_EQ(prometheus.value("tpkit_zero_read_size_bytes_bucket{le=\"+Inf\"}"), all_reads);
     // The median falls in [64, 127]: histogram_quantile interpolates inside that bucket.
     auto median = prometheus.value("histogram_quantile(0.5, tpkit_zero_read_size_bytes_bucket)");
     ASSERT_TRUE(median);
@@ -365,7 +369,8 @@ TEST(ExporterLive, PromtoolAcceptsTheTextFormat)
                                "  - name: fork_children\n    count: sched:sched_process_fork\n"
                                "    by: child_comm\n";
     RunningExporter exporter(dir.file("exporter.yaml", config));
-    make_events(3, zero.fd, {100});
+    constexpr int getppids = 3;
+    make_events(getppids, zero.fd, {100});
     for (const std::string accept : {"", "application/openmetrics-text; version=1.0.0"}) {
         Response r = get(exporter.port(), "/metrics", accept);
         ASSERT_EQ(r.status, 200);
@@ -494,16 +499,17 @@ TEST(ExporterLive, MisbehavingClientsDoNotStopScrapes)
     RunningExporter exporter(dir.file("exporter.yaml", events_config(zero.fd)));
     const int port = exporter.port();
     auto connect_socket = [&] { return connect_to(port); };
+    constexpr int idle = 60, slow = 10, oversized = 5, not_found_requests = 100, scrapes = 5;
     std::vector<int> held;
-    for (int i = 0; i < 60; i++) // idle: connect, send nothing
+    for (int i = 0; i < idle; i++) // connect, send nothing
         held.push_back(connect_socket());
-    for (int i = 0; i < 10; i++) { // slow: a request line, then nothing more
+    for (int i = 0; i < slow; i++) { // a request line, then nothing more
         int fd = connect_socket();
         const std::string start = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
         send(fd, start.data(), start.size(), MSG_NOSIGNAL);
         held.push_back(fd);
     }
-    for (int i = 0; i < 5; i++) { // a header far beyond any limit
+    for (int i = 0; i < oversized; i++) { // a header far beyond any limit
         int fd = connect_socket();
         const std::string huge =
             "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100000, 'a') + "\r\n\r\n";
@@ -511,15 +517,15 @@ TEST(ExporterLive, MisbehavingClientsDoNotStopScrapes)
         held.push_back(fd);
     }
     int not_found = 0;
-    for (int i = 0; i < 100; i++)
+    for (int i = 0; i < not_found_requests; i++)
         not_found += get(port, "/no/such/path/" + std::to_string(i)).status == 404;
-    EXPECT_EQ(not_found, 100);
+    EXPECT_EQ(not_found, not_found_requests);
     httplib::Client client("127.0.0.1", port);
     client.set_read_timeout(2, 0);
     auto posted = client.Post("/metrics", "x=1", "application/x-www-form-urlencoded");
     EXPECT_EQ(posted ? posted->status : 0, 405);
 
-    for (int scrape = 0; scrape < 5; scrape++) {
+    for (int scrape = 0; scrape < scrapes; scrape++) {
         syscall(SYS_getppid);
         Response r = get(port, "/metrics");
         ASSERT_EQ(r.status, 200) << "scrape " << scrape;
@@ -537,9 +543,11 @@ TEST(ExporterLive, HeldConnectionsDoNotStallScrapes)
 {
     TPKIT_REQUIRE_LIVE();
     constexpr std::size_t idle = 2000, slow = 200;
+    constexpr int scrapes = 5;
     rlimit files{};
     getrlimit(RLIMIT_NOFILE, &files);
-    const rlim_t needed = idle + slow + 100;
+    constexpr std::size_t other_files = 100; // the test's own, headroom
+    const rlim_t needed = idle + slow + other_files;
     ASSERT_GE(files.rlim_max, needed) << "ulimit -Hn";
     if (files.rlim_cur < needed) {
         files.rlim_cur = needed;
@@ -559,7 +567,7 @@ TEST(ExporterLive, HeldConnectionsDoNotStallScrapes)
     for (std::size_t i = idle; i < held.size(); i++)
         send(held[i], begun.data(), begun.size(), MSG_NOSIGNAL);
 
-    for (int scrape = 0; scrape < 5; scrape++) {
+    for (int scrape = 0; scrape < scrapes; scrape++) {
         syscall(SYS_getppid);
         Response r = get(port, "/metrics", {}, 2s);
         ASSERT_EQ(r.status, 200) << "scrape " << scrape;
@@ -589,7 +597,8 @@ TEST(ExporterLive, ASecondExporterOnTheSameAddressIsRefused)
     const std::string config = dir.file("exporter.yaml", events_config(zero.fd));
     RunningExporter first(config);
     const std::string port = std::to_string(first.port());
-    make_events(3, zero.fd, {});
+    constexpr int getppids = 3, scrapes = 5;
+    make_events(getppids, zero.fd, {});
     for (const std::string& address : {"127.0.0.1:" + port, ":" + port}) {
         ToolRun second({tpkit::live::tool_path("tpkit-exporter"), "--config", config,
                         "--web.listen-address", address});
@@ -597,9 +606,10 @@ TEST(ExporterLive, ASecondExporterOnTheSameAddressIsRefused)
         EXPECT_EQ(second.stderr_text(),
                   "tpkit-exporter: cannot listen on " + address + ": address already in use\n");
     }
-    for (int scrape = 1; scrape <= 5; scrape++) {
+    for (int scrape = 1; scrape <= scrapes; scrape++) {
         syscall(SYS_getppid);
-        EXPECT_EQ(sample(first.metrics(), "tpkit_getppid_total"), 3.0 + scrape) << "scrape " << scrape;
+        EXPECT_EQ(sample(first.metrics(), "tpkit_getppid_total"), getppids + scrape)
+            << "scrape " << scrape;
     }
     EXPECT_EQ(first.run().stop(SIGTERM), 0) << first.run().stderr_text();
 }
@@ -673,19 +683,21 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
     const auto programs = tpkit::live::programs_held_by(pid);
     ASSERT_FALSE(programs.empty());
 
-    make_events(4, zero.fd, {});
-    ASSERT_EQ(sample(exporter.metrics(), "tpkit_getppid_total"), 4.0);
+    // getppid() calls at the start, after each bad reload, after the good one.
+    constexpr int first_getppids = 4, getppids_per_bad_reload = 2, getppids_after_good_reload = 1;
+    make_events(first_getppids, zero.fd, {});
+    ASSERT_EQ(sample(exporter.metrics(), "tpkit_getppid_total"), first_getppids);
 
     // Bad configurations: the running one stays, counting on. The last two once took the
     // exporter down (an empty list of events, a documentation request among a tool's args).
     std::string body;
-    double expected = 4;
+    double expected = first_getppids;
     for (const char* broken : {"  - name: broken\n    count: nosuch:event\n", "  - name: broken\n    count: []\n",
                                "  - name: broken\n    tool: runqlat\n    args: [--man-page]\n"}) {
         dir.file("exporter.yaml", base + broken);
         EXPECT_EQ(exporter.reload(), false) << broken;
-        make_events(2, zero.fd, {});
-        expected += 2;
+        make_events(getppids_per_bad_reload, zero.fd, {});
+        expected += getppids_per_bad_reload;
         body = exporter.metrics();
         EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected) << broken;
         EXPECT_FALSE(sample(body, "tpkit_broken_total"));
@@ -698,9 +710,9 @@ TEST(ExporterLive, ReloadIsAtomicAndPrivilegesAreGone)
     // ones keep running without a reset.
     dir.file("exporter.yaml", base + "  - name: forks\n    count: sched:sched_process_fork\n");
     ASSERT_EQ(exporter.reload(), true) << exporter.run().stderr_text();
-    make_events(1, zero.fd, {});
+    make_events(getppids_after_good_reload, zero.fd, {});
     body = exporter.metrics();
-    EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected + 1);
+    EXPECT_EQ(sample(body, "tpkit_getppid_total"), expected + getppids_after_good_reload);
     EXPECT_TRUE(sample(body, "tpkit_forks_total"));
 
     auto all = tpkit::live::programs_held_by(pid);
@@ -735,10 +747,12 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
 {
     TPKIT_REQUIRE_LIVE();
     TempDir dir;
+    constexpr int max_series = 2;
     const std::string config = dir.file(
         "exporter.yaml", "metrics:\n  - name: getppid_by_thread\n"
-                         "    count: syscalls:sys_enter_getppid\n    by: tid\n    max_series: 2\n"
-                         "    args: [-p, '" + std::to_string(getpid()) + "']\n");
+                         "    count: syscalls:sys_enter_getppid\n    by: tid\n    max_series: " +
+                             std::to_string(max_series) + "\n"
+                             "    args: [-p, '" + std::to_string(getpid()) + "']\n");
     RunningExporter exporter(config);
     std::ifstream stats_in("/proc/sys/kernel/bpf_stats_enabled");
     std::string stats_before;
@@ -747,7 +761,10 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
 
     std::uint64_t made = 0;
     std::string body;
-    for (int calls : {5, 6, 7, 8}) { // one thread each, a scrape after each
+    const std::vector<int> calls_per_thread{5, 6, 7, 8}; // one thread each, a scrape after each
+    const double kept_calls = // the first max_series threads'
+        std::accumulate(calls_per_thread.begin(), calls_per_thread.begin() + max_series, 0);
+    for (int calls : calls_per_thread) {
         std::thread([calls] {
             for (int i = 0; i < calls; i++)
                 syscall(SYS_getppid);
@@ -765,10 +782,10 @@ TEST(ExporterLive, SeriesLimitCountsWhatItLeavesOut)
             kept += std::stod(line.substr(line.rfind(' ') + 1));
             series++;
         }
-    EXPECT_EQ(series, 2) << body;
-    EXPECT_EQ(kept, 11.0) << body; // the first two threads: 5 + 6
+    EXPECT_EQ(series, max_series) << body;
+    EXPECT_EQ(kept, kept_calls) << body;
     EXPECT_EQ(sample(body, "tpkit_exporter_series_limit_events_total{metric=\"getppid_by_thread\"}"),
-              static_cast<double>(made) - 11)
+              static_cast<double>(made) - kept_calls)
         << body;
     auto runs = sample(body, "tpkit_exporter_bpf_program_runs_total{metric=\"getppid_by_thread\","
                              "program=\"count_syscall\"}"); // on raw_syscalls
@@ -802,7 +819,8 @@ TEST(ExporterLive, ReloadsGiveBackTheMapMemoryOfWhatTheyReplace)
     ASSERT_LE(2 * *charged, limit);
     ASSERT_GT(3 * *charged, limit);
 
-    for (int reload = 1; reload <= 8; reload++) {
+    constexpr int reloads = 8; // each swapping the metric
+    for (int reload = 1; reload <= reloads; reload++) {
         const std::string name = reload % 2 ? "switches_b" : "switches_a";
         dir.file("exporter.yaml", "metrics:\n" + metric(name));
         if (exporter.reload() != true) {

@@ -61,16 +61,17 @@ TEST(FdLimit, HardLimitTooLowFailsAtOnceNamingTheFigures)
     TPKIT_REQUIRE_LIVE();
     if (access(prlimit_path, X_OK) != 0)
         GTEST_SKIP() << prlimit_path << " is missing";
+    const std::string too_low = "24"; // open files: fewer than any command needs
     for (const Command& c : commands()) {
         auto start = std::chrono::steady_clock::now();
-        ToolRun run(with_nofile("24:24", c.args));
+        ToolRun run(with_nofile(too_low + ":" + too_low, c.args));
         EXPECT_EQ(run.wait(20s), 1) << label(c) << ": " << run.stderr_text();
         // Before loading: no load or attach has to fail first (the whole glob used to be
         // attached before EMFILE).
         EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << label(c);
         std::string events = c.events == 1 ? "1 event needs" : std::to_string(c.events) + " events need";
-        std::regex line(c.args[0] + ": " + events +
-                        " about [0-9]+ open files; the hard limit is 24 \\(ulimit -Hn\\)\n");
+        std::regex line(c.args[0] + ": " + events + " about [0-9]+ open files; the hard limit is " +
+                        too_low + " \\(ulimit -Hn\\)\n");
         EXPECT_TRUE(std::regex_match(run.stderr_text(), line)) << run.stderr_text();
     }
 }
@@ -80,18 +81,20 @@ TEST(FdLimit, LowSoftLimitIsRaisedToTheCountedFigure)
     TPKIT_REQUIRE_LIVE();
     if (access(prlimit_path, X_OK) != 0)
         GTEST_SKIP() << prlimit_path << " is missing";
+    const std::string too_low = "16"; // open files: fewer than any command needs
     for (const Command& c : commands()) {
         // The figure the tool names for a hard limit too low...
-        ToolRun refused(with_nofile("16:16", c.args));
+        ToolRun refused(with_nofile(too_low + ":" + too_low, c.args));
         ASSERT_EQ(refused.wait(20s), 1) << label(c) << ": " << refused.stderr_text();
         std::smatch m;
         const std::string err = refused.stderr_text();
         ASSERT_TRUE(std::regex_search(err, m, std::regex("about ([0-9]+) open files"))) << err;
-        // ...is enough: with exactly that hard limit and a soft limit of 16 it loads, attaches
+        // ...is enough: with exactly that hard limit and the soft limit too low it loads, attaches
         // every event and runs. Its events are of a command that does not run: every read of a
         // loaded machine through one perf buffer is more than its reader keeps up with (1,458
         // lost in 0.3 s beside a parallel build), and a loss report is not what this checks.
-        ToolRun run(with_nofile("16:" + m[1].str(), c.args, {"-d", "0.3", "--comm", "tpkit-nosuch"}));
+        ToolRun run(
+            with_nofile(too_low + ":" + m[1].str(), c.args, {"-d", "0.3", "--comm", "tpkit-nosuch"}));
         EXPECT_EQ(run.wait(20s), 0) << label(c) << " (hard limit " << m[1] << "): "
                                     << run.stderr_text();
         EXPECT_EQ(run.stderr_text(), "") << label(c);

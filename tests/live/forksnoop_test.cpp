@@ -30,10 +30,11 @@ constexpr int threads = 5;
 bool shows_marker_fork(ToolRun& tool, const std::string& comm)
 {
     std::string pid;
+    constexpr int marker_forks = 100; // 100 ms apart at most
     return tpkit::live::poke_until_line(
-        tool, [&] { pid = std::to_string(tpkit::live::run_fork_batch(comm, 1, 0).children.at(0)); },
+        tool, [&] { pid = std::to_string(tpkit::live::run_marker_fork(comm).children.at(0)); },
         [&](const std::string& l) { return tpkit::live::parse_flat_json(l)["child_pid"] == pid; },
-        100, 100ms);
+        marker_forks, 100ms);
 }
 
 void wait_until_live(ToolRun& tool)
@@ -120,10 +121,13 @@ void* report_own_tid(void*)
     return nullptr;
 }
 
+// What each thread of the storm makes: itself, then storm_rounds times a process and a thread.
+constexpr std::size_t storm_rounds = 40;
+
 void* storm_worker(void*)
 {
     report_own_tid(nullptr);
-    for (int i = 0; i < 40; i++) {
+    for (std::size_t i = 0; i < storm_rounds; i++) {
         pid_t child = fork();
         if (child == 0)
             _exit(0);
@@ -184,11 +188,12 @@ TEST(ForksnoopLive, CommFilterKeepsOnlyThatParent)
     ToolRun tool({tpkit::live::tool_path("forksnoop"), "--json", "--comm", "tpk-wanted"});
     // Handshake through the filter: forks by tpk-wanted show up once attached.
     ASSERT_TRUE(shows_marker_fork(tool, "tpk-wanted")) << tool.stderr_text();
-    ForkBatch other = tpkit::live::run_fork_batch("tpk-other", 10, 0);
-    ForkBatch wanted = tpkit::live::run_fork_batch("tpk-wanted", 10, 0);
+    constexpr std::size_t batch_children = 10;
+    ForkBatch other = tpkit::live::run_fork_batch("tpk-other", batch_children, 0);
+    ForkBatch wanted = tpkit::live::run_fork_batch("tpk-wanted", batch_children, 0);
     ASSERT_EQ(tool.stop(SIGTERM), 0) << tool.stderr_text();
     EXPECT_EQ(events_from(tool, other.forker).events.size(), 0u);
-    EXPECT_EQ(events_from(tool, wanted.forker).events.size(), 10u);
+    EXPECT_EQ(events_from(tool, wanted.forker).events.size(), batch_children);
     for (const auto& line : tool.lines()) {
         auto e = tpkit::live::parse_flat_json(line);
         if (e.count("parent_comm")) {
@@ -209,9 +214,10 @@ TEST(ForksnoopLive, PidOfAnotherProcessExcludesOurForks)
     ToolRun tool({tpkit::live::tool_path("forksnoop"), "--json", "--pid", std::to_string(idle),
                   "--duration", "2"});
     // The tool prints nothing until the end; make forks while it runs, then let it expire.
+    constexpr int batches = 15, batch_children = 5; // a batch every 100 ms
     ForkBatch batch;
-    for (int i = 0; i < 15; i++) {
-        batch = tpkit::live::run_fork_batch("tpk-forker", 5, 0);
+    for (int i = 0; i < batches; i++) {
+        batch = tpkit::live::run_fork_batch("tpk-forker", batch_children, 0);
         std::this_thread::sleep_for(100ms);
     }
     int status = tool.wait(10s);
@@ -242,9 +248,10 @@ TEST(ForksnoopExact, KindIsRightUnderConcurrentClones)
         tools.push_back(std::make_unique<ToolRun>(argv));
         ASSERT_TRUE(shows_marker_fork(*tools.back(), "tpk-storm")) << tools.back()->stderr_text();
     }
-    CloneStorm storm = run_clone_storm(6);
-    ASSERT_EQ(storm.processes.size(), 6u * 40);
-    ASSERT_EQ(storm.threads.size(), 6u + 6u * 40);
+    constexpr std::size_t workers = 6;
+    CloneStorm storm = run_clone_storm(workers);
+    ASSERT_EQ(storm.processes.size(), workers * storm_rounds);
+    ASSERT_EQ(storm.threads.size(), workers + workers * storm_rounds);
     for (auto& tool : tools) {
         ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
         Seen seen = events_from(*tool, storm.forker);

@@ -59,11 +59,13 @@ std::uint16_t closed_port()
     return ntohs(addr.sin_port);
 }
 
+constexpr int workload_opens = 3; // of opened_path
+
 void run_workload(const std::string& disk, std::uint16_t port)
 {
     // From memory just written: BPF cannot fault in a page the process has not touched yet.
     std::string path = opened_path;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < workload_opens; i++)
         open(path.c_str(), O_RDONLY);
     pid_t child = fork();
     if (child == 0)
@@ -170,9 +172,9 @@ TEST(TpsnoopLive, TextIsTheKernelsOwnByteForByte)
         text = without_filename(text, &filenames);
     std::sort(kernel.begin(), kernel.end());
     std::sort(ours.begin(), ours.end());
-    // The strings the workload opened, quoted: its three opens, and the disk's.
+    // The strings the workload opened, quoted: its opens of opened_path, and the disk's.
     std::string opened = std::string("\"") + opened_path + "\"";
-    EXPECT_EQ(std::count(filenames.begin(), filenames.end(), opened), 3);
+    EXPECT_EQ(std::count(filenames.begin(), filenames.end(), opened), workload_opens);
     for (const auto& f : filenames)
         EXPECT_TRUE(f == opened || f == "\"" + disk.path() + "\"") << f;
     std::map<std::string, int> kernel_events;

@@ -38,6 +38,12 @@ std::string way(DrainCalls calls)
 
 Counters counters_of(const kit_drain_counters& c) { return {c.calls, c.key_sum, c.thousands}; }
 
+// What `closes` closes of key `key` count in each counter: 1, key + 1 and 1000 a close.
+Counters counted(std::uint64_t closes, std::uint32_t key)
+{
+    return {closes, closes * (key + 1), closes * 1000};
+}
+
 // Adds each drained key's counters to TOTALS.
 void add(Totals& totals, const std::vector<tpkit::KeyedCounters>& drained)
 {
@@ -139,7 +145,7 @@ TEST(KeyedDrain, PerCpuAndPlainHashesDrainEveryCounterOfEveryKeyExactly)
 
     Totals per_cpu_sums, plain_values;
     for (std::uint32_t key = 0; key < keys; key++) {
-        Counters sum(3);
+        Counters sum(counters_of({}).size());
         for (int cpu = 0; cpu < cpus; cpu++) {
             const Counters copy = counters_of(filled(key, cpu));
             for (std::size_t i = 0; i < sum.size(); i++)
@@ -201,7 +207,8 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
         unsigned drains_with_counts = 0;
         {
             std::jthread first(closer), second(closer);
-            for (int i = 0; i < 1000 && drains_with_counts < busy_drains; i++) {
+            constexpr int most_drains = 1000;
+            for (int i = 0; i < most_drains && drains_with_counts < busy_drains; i++) {
                 const auto a = probe.per_cpu.drain(tpkit::Drain::interval, calls);
                 const auto b = probe.plain.drain(tpkit::Drain::interval, calls);
                 add(per_cpu_totals, a);
@@ -219,7 +226,7 @@ TEST(KeyedDrain, SwappedHashesLoseNoIncrementMadeWhileTheyAreDrained)
         ASSERT_GT(made, 0u);
         Totals expected;
         for (std::uint32_t key = 0; key < keys; key++)
-            expected[key] = {made, made * (key + 1), made * 1000};
+            expected[key] = counted(made, key);
         EXPECT_EQ(first_difference(per_cpu_totals, expected), "") << "per-CPU hash, " << made << " rounds";
         EXPECT_EQ(first_difference(plain_totals, expected), "") << "plain hash, " << made << " rounds";
         EXPECT_EQ(tpkit::sum_percpu_u64(probe.skel->maps.tpkit_missed), 0u);
@@ -236,32 +243,35 @@ TEST(KeyedDrain, LastDrainReadsTheHalfInUseAndLeavesIt)
         SCOPED_TRACE(way(calls));
         DrainProbe probe(keys, counting_closes_of_this_process(keys));
         probe.skel.attach();
+        std::uint64_t rounds = 0; // of close_each_key()
         auto close_each_key = [&] {
             for (std::uint64_t fd = first_fd; fd < first_fd + keys; fd++)
                 close(static_cast<int>(fd));
+            rounds++;
         };
-        auto expected = [&](std::uint64_t rounds) {
+        auto expected = [&](std::uint64_t closes) {
             Totals totals;
             for (std::uint32_t key = 0; key < keys; key++)
-                totals[key] = {rounds, rounds * (key + 1), rounds * 1000};
+                totals[key] = counted(closes, key);
             return totals;
         };
         close_each_key();
         Totals first_interval, last, again;
         add(first_interval, probe.per_cpu.drain(tpkit::Drain::interval, calls));
-        EXPECT_EQ(first_difference(first_interval, expected(1)), "");
+        EXPECT_EQ(first_difference(first_interval, expected(rounds)), "");
+        const std::uint64_t swapped_out = rounds; // in the half the interval's drain took
 
         close_each_key();
         close_each_key();
         add(last, probe.per_cpu.drain(tpkit::Drain::last, calls));
-        EXPECT_EQ(first_difference(last, expected(2)), "");
+        EXPECT_EQ(first_difference(last, expected(rounds - swapped_out)), "");
         close_each_key();
         add(again, probe.per_cpu.drain(tpkit::Drain::last, calls));
-        EXPECT_EQ(first_difference(again, expected(3)), "");
+        EXPECT_EQ(first_difference(again, expected(rounds - swapped_out)), "");
 
         Totals plain;
         add(plain, probe.plain.drain(tpkit::Drain::last, calls));
-        EXPECT_EQ(first_difference(plain, expected(4)), "") << "never swapped: the first half";
+        EXPECT_EQ(first_difference(plain, expected(rounds)), "") << "never swapped: the first half";
         EXPECT_EQ(tpkit::sum_percpu_u64(probe.skel->maps.tpkit_missed), 0u);
     }
 }

@@ -49,9 +49,10 @@ void expect_streams_without_capabilities(std::vector<std::string> argv)
     const auto held = tpkit::live::programs_held_by(tool.pid());
     ASSERT_FALSE(held.empty());
 
-    auto batch = tpkit::live::run_fork_batch(comm, 6, 2);
+    constexpr std::size_t children = 6, threads = 2;
+    auto batch = tpkit::live::run_fork_batch(comm, children, threads);
     ASSERT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
-    EXPECT_EQ(tpkit::live::forks_of(tool.lines(), batch.forker), 8u);
+    EXPECT_EQ(tpkit::live::forks_of(tool.lines(), batch.forker), children + threads);
     EXPECT_EQ(tool.lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     EXPECT_TRUE(tpkit::live::wait_until_programs_unloaded(held, tpkit::live::patient(5s)))
         << "programs left loaded";

@@ -120,7 +120,8 @@ void expect_blocked_stdout_accounts_for_every_event(const std::vector<std::strin
     const auto before = tpkit::live::loaded_program_ids();
     ToolRun tool(argv);
     tool.shrink_stdout_pipe();
-    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    constexpr std::size_t links = 1; // its one event
+    ASSERT_TRUE(tool.wait_until_attached(links, 20s)) << tool.stderr_text();
     caller.go();
     std::this_thread::sleep_for(200ms);
     kill(tool.pid(), SIGINT);
@@ -156,7 +157,8 @@ TEST(BlockedStdout, SignalStopsIntervalOutput)
     const auto before = tpkit::live::loaded_program_ids();
     ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_switch", "--by", "cpu", "0.01"});
     tool.shrink_stdout_pipe();
-    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    constexpr std::size_t links = 1; // its one event
+    ASSERT_TRUE(tool.wait_until_attached(links, 20s)) << tool.stderr_text();
     std::this_thread::sleep_for(1500ms);
     kill(tool.pid(), SIGTERM);
     ASSERT_EQ(tool.wait_without_reading_stdout(10s), 0) << tool.stderr_text();
@@ -179,7 +181,8 @@ void expect_exact_keyed_sum(const std::string& tool_name,
     argv.insert(argv.end(), {"--by", "pid", "--json", "0.02", "--filter",
                              "common_pid == " + std::to_string(caller.pid())});
     ToolRun tool(argv);
-    EXPECT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    constexpr std::size_t links = 1; // its one event
+    EXPECT_TRUE(tool.wait_until_attached(links, 20s)) << tool.stderr_text();
     caller.go();
     // Two intervals more, so the last increments have been drained.
     std::this_thread::sleep_for(100ms);
@@ -245,7 +248,8 @@ TEST(KeyedDrain, StringKeysLongerThanAKeyAreNeverMergedSilently)
 
     ToolRun tool({tpkit::live::tool_path("tpcount"), "sched:sched_process_exec", "--by", "filename",
                   "--json", "--filter", "filename ~ \"" + dir + "/*\""});
-    ASSERT_TRUE(tool.wait_until_attached(1, 20s)) << tool.stderr_text();
+    constexpr std::size_t links = 1; // its one event
+    ASSERT_TRUE(tool.wait_until_attached(links, 20s)) << tool.stderr_text();
     run_program(exact);
     run_program(longer);
     run_program(longest);
@@ -260,6 +264,7 @@ TEST(KeyedDrain, StringKeysLongerThanAKeyAreNeverMergedSilently)
         auto obj = tpkit::live::parse_flat_json(line);
         counts[obj["filename"]] = obj["count"];
     }
+    // exact's run, and the three runs of the longer paths under the cut key.
     const std::map<std::string, std::string> expected{{exact, "1"}, {exact + "…", "3"}};
     EXPECT_EQ(counts, expected);
     EXPECT_NE(tool.stderr_text().find("values of filename longer than 63 characters are cut there"),

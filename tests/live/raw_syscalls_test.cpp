@@ -29,6 +29,9 @@ namespace {
 
 constexpr const char* comm = "tpkit-sysmix";
 constexpr int rounds = 3;
+// The calls of each syscall in one round of the mix.
+constexpr int mix_getuids = 3, mix_openats = 2, mix_closes = 4, mix_unames = 1, mix_fstats = 1,
+              mix_sched_yields = 2;
 const char* missing_path = "/nonexistent/tpkit-sysmix";
 
 // Whether this kernel takes 32-bit syscalls through int $0x80. Without IA32 emulation (not built
@@ -60,20 +63,21 @@ int mix()
     // fault in a page this fresh child has not touched yet.
     // A volatile load: the compiler knows the path's first byte and would not read it otherwise.
     [[maybe_unused]] char first = *static_cast<const volatile char*>(missing_path);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < mix_getuids; i++)
         syscall(SYS_getuid);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < mix_openats; i++)
         // mode given, although unused: otherwise the register holds whatever was there
         if (syscall(SYS_openat, AT_FDCWD, missing_path, O_RDONLY, 0640) != -1 || errno != ENOENT)
             return 1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < mix_closes; i++)
         if (syscall(SYS_close, -1) != -1 || errno != EBADF)
             return 2;
+    static_assert(mix_unames == 1 && mix_fstats == 1);
     if (syscall(SYS_uname, &names) != 0)
         return 3;
     if (syscall(SYS_fstat, -1, &st) != -1 || errno != EBADF)
         return 4;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < mix_sched_yields; i++)
         syscall(SYS_sched_yield);
     // getpid of the 32-bit ABI (20), which is writev (20) in the 64-bit one: the kernel's events
     // leave it out. Where the kernel has no 32-bit syscalls there is nothing to leave out.
@@ -153,9 +157,12 @@ TEST(RawSyscallsExact, EntriesCountedAsTheClassicEventsCountThem)
 {
     TPKIT_REQUIRE_LIVE();
     const std::map<std::string, std::uint64_t> expected{
-        {"syscalls:sys_enter_getuid", 3 * rounds},   {"syscalls:sys_enter_openat", 2 * rounds},
-        {"syscalls:sys_enter_close", 4 * rounds},    {"syscalls:sys_enter_newuname", rounds},
-        {"syscalls:sys_enter_newfstat", rounds},     {"syscalls:sys_enter_sched_yield", 2 * rounds},
+        {"syscalls:sys_enter_getuid", mix_getuids * rounds},
+        {"syscalls:sys_enter_openat", mix_openats * rounds},
+        {"syscalls:sys_enter_close", mix_closes * rounds},
+        {"syscalls:sys_enter_newuname", mix_unames * rounds},
+        {"syscalls:sys_enter_newfstat", mix_fstats * rounds},
+        {"syscalls:sys_enter_sched_yield", mix_sched_yields * rounds},
     };
     auto raw = count_rounds(events("enter", true), {});
     auto classic = count_rounds(events("enter", true), {"--classic"});
@@ -167,15 +174,18 @@ TEST(RawSyscallsExact, ReturnsKeyedAsTheClassicEventsKeyThem)
 {
     TPKIT_REQUIRE_LIVE();
     const std::map<std::string, std::uint64_t> expected{
-        {"syscalls:sys_exit_getuid", 3 * rounds},   {"syscalls:sys_exit_openat", 2 * rounds},
-        {"syscalls:sys_exit_close", 4 * rounds},    {"syscalls:sys_exit_newuname", rounds},
-        {"syscalls:sys_exit_newfstat", rounds},     {"syscalls:sys_exit_sched_yield", 2 * rounds},
+        {"syscalls:sys_exit_getuid", mix_getuids * rounds},
+        {"syscalls:sys_exit_openat", mix_openats * rounds},
+        {"syscalls:sys_exit_close", mix_closes * rounds},
+        {"syscalls:sys_exit_newuname", mix_unames * rounds},
+        {"syscalls:sys_exit_newfstat", mix_fstats * rounds},
+        {"syscalls:sys_exit_sched_yield", mix_sched_yields * rounds},
     };
     auto raw = count_rounds(events("exit", true), {"--by", "ret"});
     auto classic = count_rounds(events("exit", true), {"--by", "ret", "--classic"});
     EXPECT_EQ(per_event(raw), expected);
     EXPECT_EQ(raw, classic); // the same return values
-    EXPECT_EQ(raw.size(), 6u) << "one return value per syscall of the mix";
+    EXPECT_EQ(raw.size(), expected.size()) << "one return value per syscall of the mix";
 }
 
 namespace {
@@ -210,7 +220,9 @@ TEST(RawSyscallsExact, RecordsDecodedAsTheClassicEventsDecodeThem)
     TPKIT_REQUIRE_LIVE();
     auto raw = snoop_rounds({});
     auto classic = snoop_rounds({"--classic"});
-    EXPECT_EQ(raw.size(), static_cast<std::size_t>((2 + 2 + 4 + 1) * rounds));
+    // Entries and returns of openat, returns of close, entries of newfstat.
+    EXPECT_EQ(raw.size(),
+              static_cast<std::size_t>((mix_openats + mix_openats + mix_closes + mix_fstats) * rounds));
     EXPECT_EQ(raw, classic);
     char path[32];
     std::snprintf(path, sizeof(path), "0x%llx",
@@ -224,5 +236,5 @@ TEST(RawSyscallsExact, RecordsDecodedAsTheClassicEventsDecodeThem)
                       std::string::npos) << r; // and the string it points to
             EXPECT_NE(r.find("\"mode\":416"), std::string::npos) << r;
         }
-    EXPECT_EQ(opens, static_cast<std::size_t>(2 * rounds));
+    EXPECT_EQ(opens, static_cast<std::size_t>(mix_openats * rounds));
 }

@@ -9,8 +9,10 @@
 
 #include <signal.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <thread>
@@ -54,6 +56,12 @@ const char* name_of(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGKILL";
 }
 
+// The runs of the tests below: stopped by a signal the tools take, and killed.
+constexpr int stop_signal_runs = 90, sigkill_runs = 20;
+// When a signal comes: anywhere in the start-up window; in the shut-down window, from its start.
+constexpr std::uint32_t startup_window_us = 400'000;
+constexpr std::uint32_t shutdown_from_us = 250'000, shutdown_window_us = 200'000;
+
 } // namespace
 
 TEST(Signals, StopSignalsAtRandomPointsOfStartAndShutdownLeaveNothingLoaded)
@@ -63,18 +71,18 @@ TEST(Signals, StopSignalsAtRandomPointsOfStartAndShutdownLeaveNothingLoaded)
     const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     int runs = 0, by_signal = 0;
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 90; i++) {
+    for (int i = 0; i < stop_signal_runs; i++) {
         const Command& c = commands[rng() % commands.size()];
-        int sig = signals[rng() % 3];
+        int sig = signals[rng() % std::size(signals)];
         bool shutdown = rng() % 2;
         std::vector<std::string> argv = c.args;
         // Start-up: anywhere in the first 400 ms (load and attach take 50-300 ms). Shut-down: a
         // 0.3 s --duration, the signal from 0.25 to 0.45 s: while the last output is written and
         // the programs detach.
-        std::chrono::microseconds delay(rng() % 400'000);
+        std::chrono::microseconds delay(rng() % startup_window_us);
         if (shutdown) {
             argv.insert(argv.end(), {"--duration", "0.3"});
-            delay = std::chrono::microseconds(250'000 + rng() % 200'000);
+            delay = std::chrono::microseconds(shutdown_from_us + rng() % shutdown_window_us);
         }
         SCOPED_TRACE(::testing::Message() << "run " << i << ": " << argv[0] << " " << name_of(sig)
                                           << " after " << delay.count() << " us");
@@ -86,7 +94,7 @@ TEST(Signals, StopSignalsAtRandomPointsOfStartAndShutdownLeaveNothingLoaded)
         tpkit::live::expect_none_left_behind(before);
         runs++;
     }
-    EXPECT_EQ(runs, 90); // and 20 SIGKILLs below: 110 runs
+    EXPECT_EQ(runs, stop_signal_runs); // and sigkill_runs below
     // Nearly all signals find the tool running: being killed by one is the rare early case.
     EXPECT_LT(by_signal, runs / 4);
     std::printf("%d runs: %d exited 0, %d ended by the signal before main took it over\n", runs,
@@ -98,9 +106,9 @@ TEST(Signals, SigkillAnywhereLeavesNothingOnceTheProcessIsGone)
 {
     TPKIT_REQUIRE_LIVE();
     std::mt19937 rng(1515);
-    for (int i = 0; i < 20; i++) {
+    for (int i = 0; i < sigkill_runs; i++) {
         const Command& c = commands[rng() % commands.size()];
-        std::chrono::microseconds delay(rng() % 400'000);
+        std::chrono::microseconds delay(rng() % startup_window_us);
         SCOPED_TRACE(::testing::Message() << "run " << i << ": " << c.args[0] << " SIGKILL after "
                                           << delay.count() << " us");
         const auto before = tpkit::live::loaded_program_ids();

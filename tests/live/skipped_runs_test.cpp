@@ -110,7 +110,8 @@ void expect_skips_reported(const tpkit::live::ToolRun& tool, const NestedRuns& r
 TEST(SkippedRunsExact, AStreamingToolReportsWhatTheKernelSkipped)
 {
     TPKIT_REQUIRE_LIVE();
-    auto tool = tpkit::live::attached_json_tool("tpsnoop", {event, "-t", std::to_string(gettid())}, 1);
+    constexpr std::size_t links = 1; // the event's
+    auto tool = tpkit::live::attached_json_tool("tpsnoop", {event, "-t", std::to_string(gettid())}, links);
     const NestedRuns runs = nest_under(*tool);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     for (const std::string& line : tool->lines())
@@ -122,7 +123,8 @@ TEST(SkippedRunsExact, AStreamingToolReportsWhatTheKernelSkipped)
 TEST(SkippedRunsExact, AnAggregatingToolReportsWhatTheKernelSkipped)
 {
     TPKIT_REQUIRE_LIVE();
-    auto tool = tpkit::live::attached_json_tool("tpcount", {event, "-t", std::to_string(gettid())}, 1);
+    constexpr std::size_t links = 1; // the event's
+    auto tool = tpkit::live::attached_json_tool("tpcount", {event, "-t", std::to_string(gettid())}, links);
     const NestedRuns runs = nest_under(*tool);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
     for (const std::string& line : tool->lines()) {

@@ -21,7 +21,8 @@ namespace {
 
 constexpr int missing_opens = 7, directory_writes = 4, good_opens = 3, getppids = 5;
 
-// openat: 7 × ENOENT, 4 × EISDIR, 3 that succeed; getppid 5 times.
+// openat: missing_opens fail (ENOENT), directory_writes fail (EISDIR), good_opens succeed;
+// getppid getppids times.
 void make_calls()
 {
     for (int i = 0; i < missing_opens; i++)
@@ -43,7 +44,8 @@ std::map<std::string, std::uint64_t> counts_of(std::vector<std::string> args, co
     for (const char* more : {"--comm", comm, "--json"})
         args.emplace_back(more);
     ToolRun tool(args);
-    EXPECT_TRUE(tool.wait_until_attached(1, tpkit::live::patient(20s))) << tool.stderr_text();
+    constexpr std::size_t links = 1; // at least; its "ready" says all are attached
+    EXPECT_TRUE(tool.wait_until_attached(links, tpkit::live::patient(20s))) << tool.stderr_text();
     std::this_thread::sleep_for(200ms); // armed once attached
     pid_t child = tpkit::live::start_child(comm, make_calls);
     EXPECT_EQ(tpkit::live::reap(child), 0);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -29,6 +30,15 @@ struct Calls {
     int bad_close = 0;   // close(-1): EBADF
     int missing_open = 0; // openat of a path that does not exist: ENOENT
 };
+
+// The calls of most tests; and of those that need the calls to outlast many intervals.
+constexpr int maker_getppids = 1000, maker_bad_closes = 30, maker_missing_opens = 20;
+constexpr Calls usual_calls{maker_getppids, maker_bad_closes, maker_missing_opens};
+constexpr int usual_calls_made = maker_getppids + maker_bad_closes + maker_missing_opens;
+constexpr int many_getppids = 300000;
+constexpr Calls many_calls{many_getppids, 0, 0};
+// The maker's exit: exit_group once, counted at entry (it never returns).
+constexpr int maker_exit_groups = 1;
 
 // A process named maker_comm that, once released, makes exactly `calls` with raw syscalls (no
 // C library caching or extra calls) and exits (exit_group). Released only once it sleeps in its
@@ -83,12 +93,16 @@ constexpr int runtime_sigaltstacks = 1;
 constexpr int runtime_sigaltstacks = 0;
 #endif
 
+// syscount's BPF links: sys_enter; with -L sys_exit too.
+constexpr std::size_t syscount_links = 1, syscount_latency_links = 2;
+
 // The JSON rows of a syscount run, each row's values by column.
 using Rows = std::vector<std::map<std::string, std::string>>;
 
 // Runs syscount --json with `args` on a maker of `calls`: attached (programs holding `links`),
 // the calls made, then SIGINT for the final table.
-Rows syscount_rows(const Calls& calls, std::vector<std::string> args, std::size_t links = 1)
+Rows syscount_rows(const Calls& calls, std::vector<std::string> args,
+                   std::size_t links = syscount_links)
 {
     SyscallMaker maker(calls);
     std::vector<std::string> argv{tpkit::live::tool_path("syscount"), "--json", "-T", "100"};
@@ -136,41 +150,47 @@ TEST(SyscountExact, EverySyscallOfThePidOnce)
 {
     TPKIT_REQUIRE_LIVE();
     // Counted at entry: exit_group too, which never returns.
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}"});
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}"});
     EXPECT_EQ(counts_by_syscall(rows),
-              with_runtime_exit({{"getppid", 1000}, {"close", 30}, {"openat", 20}, {"exit_group", 1}}));
+              with_runtime_exit({{"getppid", maker_getppids},
+                                 {"close", maker_bad_closes},
+                                 {"openat", maker_missing_opens},
+                                 {"exit_group", maker_exit_groups}}));
 }
 
 TEST(SyscountExact, FailedOnly)
 {
     TPKIT_REQUIRE_LIVE();
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-x"});
-    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"close", 30}, {"openat", 20}}));
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}", "-x"});
+    EXPECT_EQ(counts_by_syscall(rows),
+              (Counts{{"close", maker_bad_closes}, {"openat", maker_missing_opens}}));
 }
 
 TEST(SyscountExact, OneErrnoByNameOrNumber)
 {
     TPKIT_REQUIRE_LIVE();
-    EXPECT_EQ(counts_by_syscall(syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-e", "EBADF"})),
-              (Counts{{"close", 30}}));
-    EXPECT_EQ(counts_by_syscall(syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-e", "2"})),
-              (Counts{{"openat", 20}}));
+    EXPECT_EQ(counts_by_syscall(syscount_rows(usual_calls, {"-p", "{pid}", "-e", "EBADF"})),
+              (Counts{{"close", maker_bad_closes}}));
+    const std::string enoent = std::to_string(ENOENT);
+    EXPECT_EQ(counts_by_syscall(syscount_rows(usual_calls, {"-p", "{pid}", "-e", enoent})),
+              (Counts{{"openat", maker_missing_opens}}));
 }
 
 TEST(SyscountExact, OneSyscall)
 {
     TPKIT_REQUIRE_LIVE();
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "--syscall", "getppid"});
-    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", 1000}}));
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}", "--syscall", "getppid"});
+    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", maker_getppids}}));
 }
 
 TEST(SyscountExact, ByProcess)
 {
     TPKIT_REQUIRE_LIVE();
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-P"});
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}", "-P"});
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["comm"], maker_comm);
-    EXPECT_EQ(rows[0]["count"], std::to_string(1000 + 30 + 20 + 1 + runtime_sigaltstacks));
+    EXPECT_EQ(rows[0]["count"],
+              std::to_string(usual_calls_made + maker_exit_groups + runtime_sigaltstacks));
     EXPECT_FALSE(rows[0]["pid"].empty());
     EXPECT_EQ(rows[0].count("syscall"), 0u);
 }
@@ -178,10 +198,10 @@ TEST(SyscountExact, ByProcess)
 TEST(SyscountExact, FailedByProcess)
 {
     TPKIT_REQUIRE_LIVE();
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-P", "-e", "ENOENT"});
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}", "-P", "-e", "ENOENT"});
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["comm"], maker_comm);
-    EXPECT_EQ(rows[0]["count"], "20");
+    EXPECT_EQ(rows[0]["count"], std::to_string(maker_missing_opens));
 }
 
 TEST(SyscountExact, LatencyCountsEveryReturnWithItsTime)
@@ -189,9 +209,10 @@ TEST(SyscountExact, LatencyCountsEveryReturnWithItsTime)
     TPKIT_REQUIRE_LIVE();
     // Counted at return, with the time since entry: the read() the maker waited in began before
     // the tool attached (no start: left out), exit_group never returns.
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-L"}, 2);
-    EXPECT_EQ(counts_by_syscall(rows),
-              with_runtime_exit({{"getppid", 1000}, {"close", 30}, {"openat", 20}}));
+    auto rows = syscount_rows(usual_calls, {"-p", "{pid}", "-L"}, syscount_latency_links);
+    EXPECT_EQ(counts_by_syscall(rows), with_runtime_exit({{"getppid", maker_getppids},
+                                                          {"close", maker_bad_closes},
+                                                          {"openat", maker_missing_opens}}));
     for (const auto& row : rows) {
         double total = std::stod(row.at("time_us")), avg = std::stod(row.at("avg_us"));
         double count = std::stod(row.at("count"));
@@ -204,10 +225,11 @@ TEST(SyscountExact, LatencyCountsEveryReturnWithItsTime)
 TEST(SyscountExact, LatencyByProcessInMilliseconds)
 {
     TPKIT_REQUIRE_LIVE();
-    auto rows = syscount_rows({1000, 30, 20}, {"-p", "{pid}", "-L", "-P", "-m"}, 2);
+    auto rows =
+        syscount_rows(usual_calls, {"-p", "{pid}", "-L", "-P", "-m"}, syscount_latency_links);
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0]["comm"], maker_comm);
-    EXPECT_EQ(rows[0]["count"], std::to_string(1000 + 30 + 20 + runtime_sigaltstacks));
+    EXPECT_EQ(rows[0]["count"], std::to_string(usual_calls_made + runtime_sigaltstacks));
     EXPECT_TRUE(rows[0].count("time_ms") && rows[0].count("avg_ms"));
 }
 
@@ -216,8 +238,8 @@ TEST(SyscountExact, NoCountLostBetweenIntervals)
     TPKIT_REQUIRE_LIVE();
     // Tables every 10 ms while the maker makes its calls: the counting map is drained many
     // times under way, and the tables add up to exactly the calls made.
-    auto rows = syscount_rows({300000, 0, 0}, {"-p", "{pid}", "--syscall", "getppid", "0.01"});
-    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", 300000}}));
+    auto rows = syscount_rows(many_calls, {"-p", "{pid}", "--syscall", "getppid", "0.01"});
+    EXPECT_EQ(counts_by_syscall(rows), (Counts{{"getppid", many_getppids}}));
     EXPECT_GT(rows.size(), 1u) << "the calls ended within one interval: nothing was drained under way";
 }
 
@@ -225,13 +247,13 @@ TEST(SyscountExact, NoCountLostBetweenIntervalsByProcess)
 {
     TPKIT_REQUIRE_LIVE();
     // By process the map is a hash drained every interval (two halves swapped): the same sum.
-    auto rows = syscount_rows({300000, 0, 0}, {"-p", "{pid}", "-P", "--syscall", "getppid", "0.01"});
+    auto rows = syscount_rows(many_calls, {"-p", "{pid}", "-P", "--syscall", "getppid", "0.01"});
     std::uint64_t total = 0;
     for (const auto& row : rows) {
         EXPECT_EQ(row.at("comm"), maker_comm);
         total += std::stoull(row.at("count"));
     }
-    EXPECT_EQ(total, 300000u);
+    EXPECT_EQ(total, std::uint64_t(many_getppids));
     EXPECT_GT(rows.size(), 1u) << "the calls ended within one interval: nothing was drained under way";
 }
 

@@ -167,12 +167,14 @@ TEST(BigGlob, ASecondRunRightAfterCountsOnlyItsOwnEvents)
     Subreaper subreaper;
     run_glob_to_exit("tpcount", *events);
     const auto closer = adopted_closer();
-    getppid_calls(comm, 5); // before the second run: not its own
+    constexpr std::uint64_t calls_before = 5, calls_counted = 7;
+    getppid_calls(comm, calls_before); // before the second run: not its own
     ToolRun second({tpkit::live::tool_path("tpcount"), "syscalls:sys_enter_getppid", "--classic",
                     "--comm", comm, "--json"});
-    ASSERT_TRUE(second.wait_until_attached(1, 60s)) << second.stderr_text();
+    constexpr std::size_t links = 1; // sys_enter_getppid
+    ASSERT_TRUE(second.wait_until_attached(links, 60s)) << second.stderr_text();
     const bool overlapped = closer && kill(*closer, 0) == 0;
-    getppid_calls(comm, 7);
+    getppid_calls(comm, calls_counted);
     ASSERT_EQ(second.stop(SIGINT), 0) << second.stderr_text();
     std::uint64_t counted = 0;
     for (const auto& line : second.lines()) {
@@ -180,7 +182,7 @@ TEST(BigGlob, ASecondRunRightAfterCountsOnlyItsOwnEvents)
         if (obj["event"] == "syscalls:sys_enter_getppid")
             counted += std::stoull(obj["count"]);
     }
-    EXPECT_EQ(counted, 7u);
+    EXPECT_EQ(counted, calls_counted);
     if (closer)
         EXPECT_TRUE(wait_closer(*closer)) << "tpkit-detach still running";
     std::printf("the second run attached %s the first run's closer had finished\n",

@@ -22,6 +22,8 @@ namespace
 {
 
 constexpr int read_fd = 777; // a descriptor no other reader of the test uses
+// The reads read_histogram() makes: of 100 bytes, of 500.
+constexpr std::uint64_t hundred_byte_reads = 5, five_hundred_byte_reads = 7;
 
 // `times` reads of `size` bytes of /dev/zero on read_fd.
 void read_zeros(std::size_t size, int times)
@@ -40,10 +42,11 @@ std::map<std::uint64_t, std::uint64_t> read_histogram(const std::string& value)
     const std::string tid = std::to_string(syscall(SYS_gettid));
     ToolRun tool({tpkit::live::tool_path("tphist"), "syscalls:sys_enter_read", value, "--json",
                   "--filter", "common_pid == " + tid + " && fd == " + std::to_string(read_fd)});
-    EXPECT_TRUE(tool.wait_until_attached(1, 10s)) << tool.stderr_text();
+    constexpr std::size_t links = 1; // sys_enter_read
+    EXPECT_TRUE(tool.wait_until_attached(links, 10s)) << tool.stderr_text();
     std::this_thread::sleep_for(100ms); // counting starts just after the attach
-    read_zeros(100, 5);
-    read_zeros(500, 7);
+    read_zeros(100, hundred_byte_reads);
+    read_zeros(500, five_hundred_byte_reads);
     EXPECT_EQ(tool.stop(SIGINT), 0) << tool.stderr_text();
     close(read_fd);
     return tpkit::live::histogram_buckets(tool.lines());
@@ -56,7 +59,8 @@ TEST(TphistExact, ValueTimesAConstant)
     TPKIT_REQUIRE_LIVE();
     // 100 * 1000 in [65536, 131071], 500 * 1000 in [262144, 524287].
     EXPECT_EQ(read_histogram("count*1000"),
-              (std::map<std::uint64_t, std::uint64_t>{{65536, 5}, {262144, 7}}));
+              (std::map<std::uint64_t, std::uint64_t>{{65536, hundred_byte_reads},
+                                                      {262144, five_hundred_byte_reads}}));
 }
 
 TEST(TphistExact, ValueDividedByAConstant)
@@ -64,7 +68,8 @@ TEST(TphistExact, ValueDividedByAConstant)
     TPKIT_REQUIRE_LIVE();
     // 100 / 8 = 12 in [8, 15], 500 / 8 = 62 in [32, 63].
     EXPECT_EQ(read_histogram("count / 8"),
-              (std::map<std::uint64_t, std::uint64_t>{{8, 5}, {32, 7}}));
+              (std::map<std::uint64_t, std::uint64_t>{{8, hundred_byte_reads},
+                                                      {32, five_hundred_byte_reads}}));
 }
 
 TEST(TphistLive, UnitOnlyForFieldsInNanoseconds)

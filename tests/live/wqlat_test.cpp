@@ -51,8 +51,8 @@ tpkit::live::ScriptedChild reader()
 
 std::unique_ptr<ToolRun> wqlat(std::vector<std::string> options)
 {
-    // Its two raw tracepoints: queue_work and execute_start.
-    return tpkit::live::attached_json_tool("wqlat", std::move(options), 2);
+    constexpr std::size_t links = 2; // its raw tracepoints queue_work and execute_start
+    return tpkit::live::attached_json_tool("wqlat", std::move(options), links);
 }
 
 // The histograms wqlat printed at SIGINT, by work function.
