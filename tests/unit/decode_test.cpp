@@ -182,7 +182,7 @@ TEST(Decode, ByteArraysAndEscapes)
     b[saddr->offset + 7] = 1;
     auto v = tpkit::decode_field(*saddr, r.span());
     ASSERT_EQ(v.kind, tpkit::DecodedValue::Kind::array);
-    ASSERT_EQ(v.elements.size(), 28u);
+    ASSERT_EQ(v.elements.size(), saddr->size); // a byte each
     EXPECT_EQ(v.str().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
     EXPECT_EQ(v.json().substr(0, 20), "[2,0,0,0,127,0,0,1,0");
 

@@ -167,7 +167,7 @@ TEST(HistBuckets, Log2ValuesLandInTheirBucket)
 {
     SlotMap m = slot_map(TPKIT_LOG2_SLOTS, false, [](const auto& c) { return Histogram::from_log2(c); });
     expect_partition(m.hist);
-    EXPECT_EQ(m.hist.buckets().size(), 64u);
+    EXPECT_EQ(m.hist.buckets().size(), std::size_t(TPKIT_LOG2_SLOTS));
     EXPECT_EQ(m.hist.buckets()[0], (Bucket{0, 1, 1}));
     EXPECT_EQ(m.hist.buckets()[1], (Bucket{2, 3, 2}));
     EXPECT_EQ(m.hist.buckets()[63], (Bucket{pow2(63), u64_max, 64}));

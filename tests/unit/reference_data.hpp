@@ -5,6 +5,7 @@
 
 #include "tpkit/format.hpp"
 
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,9 @@
 namespace tpkit::test {
 
 inline const std::filesystem::path data_dir = TPKIT_TEST_DATA;
+
+// How many events (format files) each reference kernel has.
+inline constexpr std::size_t events_of_6_1 = 1390, events_of_6_12 = 1552, events_of_6_18 = 2323;
 
 // The events directory of a reference kernel ("linux-6.18"), as tracefs lays it out.
 inline std::filesystem::path events_root(const char* kernel)
