@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 # CPack post-build script (CPACK_POST_BUILD_SCRIPTS), what dh_strip and dpkg-gencontrol would do:
-# - static libraries lose their debug information (CPACK_STRIP_FILES strips executables only):
-#   libtpkit.a 68 MiB -> a few;
+# - static libraries lose their debug information (CPACK_STRIP_FILES strips executables only),
+#   most of libtpkit.a's size;
 # - Installed-Size is recomputed as dpkg-gencontrol does (each file's size in KiB, rounded up;
 #   links and directories 1): CPack counts a symlink as the file it points to, which made each
-#   of the tools' links to sbin/tpkit count as the whole executable (240 MB instead of 5).
+#   of the tools' links to sbin/tpkit count as the whole executable, the package's size many
+#   times over.
+# The sizes: bench/BENCHMARKS.md, "Figures the comments point to".
 # The package is then rebuilt (md5sums are recomputed for the stripped files).
 foreach(deb IN LISTS CPACK_PACKAGE_FILES)
   if(NOT deb MATCHES "\\.deb$")

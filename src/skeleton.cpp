@@ -118,12 +118,12 @@ namespace {
 
 // From this many links on, detach_all() leaves the close of their perf events to a process of
 // its own (start_perf_event_closer). The close of a classic tracepoint's perf event waits for a
-// grace period under the kernel's event_mutex, ~20 ms, one after another whatever the threads
-// (631 in 11.7 s from 64 threads, 14 s from 2), where the close of its BPF link, which takes the
-// program off, overlaps with the others' (631 in 0.25 s). Measured with tpcount: detaching
-// everything costs its exit ~25 ms per classic tracepoint (0.27 s for 10, 0.73 s for 31), the
-// hand-off ~0.12 s whatever the number; below this (~0.4 s), the tool detaches everything
-// before it exits, as the skeletons of the one-purpose tools (12 links at most) always do.
+// grace period under the kernel's event_mutex, one after another whatever the threads, where
+// the close of its BPF link, which takes the program off, overlaps with the others'. Detaching
+// everything thus costs the exit a grace period per classic tracepoint, the hand-off a fixed
+// cost whatever the number; below this, where the detach is still short, the tool detaches
+// everything before it exits, as the skeletons of the one-purpose tools (12 links at most)
+// always do. The figures: bench/BENCHMARKS.md, "Big globs".
 constexpr std::size_t close_elsewhere_from = 16;
 
 bool is_perf_event(int fd_dir, const char* name)

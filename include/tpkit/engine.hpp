@@ -212,7 +212,7 @@ Link attach_instance(const EnginePrograms& programs, const InstancePlan& instanc
 
 // Turns the programs of every instance on or off (tpkit_engine_armed,
 // bpf/include/tpkit/armed.bpf.h): on once the run is attached, off as soon as it ends, before
-// the detach, which takes ~20 ms per classic tracepoint.
+// the detach, a grace period per classic tracepoint (bench/BENCHMARKS.md, "glob-scale").
 template <class Instances>
 void arm_instances(Instances& instances, bool armed)
 {

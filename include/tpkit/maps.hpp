@@ -64,11 +64,11 @@ public:
     void leave_out();
 
     // After load: points BPF at the other half, which the kernel makes wait for every program
-    // still using this one (an RCU grace period, ~13 ms here), then takes every entry out of this
-    // one (drain_keyed_counters). The slot is empty until the first drain: BPF uses NAME_a.
-    // The last drain neither swaps nor waits: it reads the half in use, deleting nothing (a
-    // deleted entry could be reused for another key while a program still adds to it); what
-    // programs add while it reads is in the reading or after it, as with any last look.
+    // still using this one (an RCU grace period: bench/BENCHMARKS.md, "Fixed cost of every tool"),
+    // then takes every entry out of this one (drain_keyed_counters). Until the first drain the
+    // slot is empty: BPF uses NAME_a. The last drain neither swaps nor waits: it reads the half
+    // in use, deleting nothing (a deleted entry could be reused for another key while a program
+    // still adds to it); what comes as it reads is in the reading or after: as with any last look.
     std::vector<KeyedCounters> drain(Drain drain, DrainCalls calls = DrainCalls::batches);
 
 private:
