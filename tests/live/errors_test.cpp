@@ -115,8 +115,8 @@ TEST(ToolErrors, FtraceEventsRefusedBeforeLoadingExitFour)
     if (std::filesystem::exists(events / "ftrace" / "function"))
         expect_one_line_error("tpsnoop", {{"ftrace:function"}, 4,
                                           "tpsnoop: ftrace:function" + why});
-    // A glob left with nothing once they are out is an unknown event, at once (it used to
-    // attach nothing in 18 s).
+    // A glob left with nothing once they are out is an unknown event, at once (it used to spend
+    // seconds attaching nothing: bench/BENCHMARKS.md, "Figures the comments point to").
     expect_one_line_error("tpsnoop", {{"ftrace:*"}, 4,
         "tpsnoop: 'ftrace:*' matches only ftrace:* events: the kernel does not attach BPF "
         "programs to them"});

@@ -537,8 +537,9 @@ TEST(ExporterLive, MisbehavingClientsDoNotStopScrapes)
 }
 
 // Thousands of idle connections and slow requests held open: each scrape is answered within a
-// timeout well below the exporter's 5 s idle timeout (with a thread per connection and a
-// backlog of 5, a scrape behind 2,000 idle connections took 33 s).
+// timeout well below the exporter's 5 s idle timeout (with a thread per connection and a short
+// listen backlog, a scrape waited behind the idle connections: bench/BENCHMARKS.md, "Figures
+// the comments point to").
 TEST(ExporterLive, HeldConnectionsDoNotStallScrapes)
 {
     TPKIT_REQUIRE_LIVE();

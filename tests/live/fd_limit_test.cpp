@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* prlimit_path = "/usr/bin/prlimit";
 
-// A glob of a few events: all 720 syscalls events would take ~20 s to detach.
+// A glob of a few events: all the syscalls events would take long to detach, a grace period
+// each (bench/BENCHMARKS.md, "Figures the comments point to").
 const std::string few_events = "syscalls:sys_enter_*read*";
 
 struct Command {
@@ -91,8 +92,9 @@ TEST(FdLimit, LowSoftLimitIsRaisedToTheCountedFigure)
         ASSERT_TRUE(std::regex_search(err, m, std::regex("about ([0-9]+) open files"))) << err;
         // ...is enough: with exactly that hard limit and the soft limit too low it loads, attaches
         // every event and runs. Its events are of a command that does not run: every read of a
-        // loaded machine through one perf buffer is more than its reader keeps up with (1,458
-        // lost in 0.3 s beside a parallel build), and a loss report is not what this checks.
+        // loaded machine through one perf buffer is more than its reader keeps up with
+        // (bench/BENCHMARKS.md, "Figures the comments point to"), and a loss report is not what
+        // this checks.
         ToolRun run(
             with_nofile(too_low + ":" + m[1].str(), c.args, {"-d", "0.3", "--comm", "tpkit-nosuch"}));
         EXPECT_EQ(run.wait(20s), 0) << label(c) << " (hard limit " << m[1] << "): "

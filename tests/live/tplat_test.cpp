@@ -38,9 +38,10 @@ std::string own_tid()
 // What tplat measured of one sleep, from entry to exit of the system call, lies between the
 // length asked for (the timer is armed after the entry, and never fires early) and what this
 // thread measured around the call (the entry comes after the first reading, the exit before the
-// second). How late a sleep ends is up to the machine: on a loaded one, 40 ms sleeps were seen
-// to end past 64 ms, in the next log2 bucket. So the test asks the tool for exactly the buckets
-// these bounds allow, not for a lateness it cannot promise.
+// second). How late a sleep ends is up to the machine: on a loaded one, sleeps were seen to end
+// in the next log2 bucket (bench/BENCHMARKS.md, "Figures the comments point to"). So the test
+// asks the tool for exactly the buckets these bounds allow, not for a lateness it cannot
+// promise.
 struct Slept {
     std::uint64_t at_least_ns;
     std::uint64_t at_most_ns;

@@ -5,7 +5,8 @@
 //
 // Read: tracing_on, current_tracer, events/enable, set_event (the enabled events: it stands
 // for every events/*/*/enable), every events/*/*/filter, kprobe_events, uprobe_events and the
-// instances/ list: about 40 ms a test (2,300 filter files, twice). The tests' own trace
+// instances/ list: thousands of filter files, twice a test (its cost: bench/BENCHMARKS.md,
+// "Figures the comments point to"). The tests' own trace
 // instances (trace_instance.hpp: tpkit-NAME-PID) of other processes are left out: runs beside
 // this one may add and remove theirs at any moment.
 #include <gtest/gtest.h>
