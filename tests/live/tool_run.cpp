@@ -425,6 +425,9 @@ int reap(pid_t pid)
     return status;
 }
 
+// nlohmann::json::parse's allow_exceptions: a line that is no JSON gives a discarded value.
+constexpr bool json_parse_throws = false;
+
 std::map<std::string, std::string> parse_flat_json(const std::string& line)
 {
     std::map<std::string, std::string> out;
@@ -432,7 +435,7 @@ std::map<std::string, std::string> parse_flat_json(const std::string& line)
     if (start == std::string::npos)
         return out;
     auto object = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(start), line.end(),
-                                        nullptr, /*allow_exceptions=*/false);
+                                        nullptr, json_parse_throws);
     if (!object.is_object())
         return out;
     for (const auto& [key, value] : object.items())
@@ -446,7 +449,7 @@ std::map<std::uint64_t, std::uint64_t> histogram_buckets(const std::vector<std::
 {
     std::map<std::uint64_t, std::uint64_t> counts;
     for (const auto& line : lines) {
-        auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        auto object = nlohmann::json::parse(line, nullptr, json_parse_throws);
         if (!object.is_object() || !object.contains("buckets"))
             continue;
         if (key && object.value("key", std::string()) != *key)
@@ -462,7 +465,7 @@ std::map<std::string, std::uint64_t> histogram_totals(const std::vector<std::str
 {
     std::map<std::string, std::uint64_t> totals;
     for (const auto& line : lines) {
-        auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+        auto object = nlohmann::json::parse(line, nullptr, json_parse_throws);
         if (!object.is_object() || !object.contains("buckets"))
             continue;
         std::uint64_t& total = totals[object.value("key", std::string())];
