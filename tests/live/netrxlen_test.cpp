@@ -14,15 +14,8 @@ namespace {
 constexpr std::size_t marker_payload = 1200; // lands in [1024, 2047], kept apart from the test
 constexpr std::uint64_t marker_bucket = 1024;
 
-// Datagrams the test sends: `count` of `payload` bytes, whose IP length (payload + 28) lands in
-// the bucket from `bucket`.
-struct RxDatagrams {
-    std::size_t payload;
-    int count;
-    std::uint64_t bucket;
-};
-
-const RxDatagrams rx_sent[] = {
+// The datagrams the test sends: their IP lengths (payload + 28) in the buckets.
+const std::vector<tpkit::live::Datagrams> rx_sent{
     {.payload = 10, .count = 7, .bucket = 32},    // 38 bytes
     {.payload = 32, .count = 5, .bucket = 32},    // 60
     {.payload = 100, .count = 11, .bucket = 128}, // 128
@@ -37,11 +30,7 @@ void expect_exact_histogram(const std::vector<std::string>& extra_args, const st
     auto tool = ns.start_histogram_tool("netrxlen", extra_args, marker_payload, marker_bucket);
     ASSERT_TRUE(tool);
 
-    std::map<std::uint64_t, std::uint64_t> expected;
-    for (const auto& d : rx_sent) {
-        ns.send_datagrams(d.payload, d.count);
-        expected[d.bucket] += d.count;
-    }
+    const auto expected = ns.send_datagrams(rx_sent);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
 
     auto counts = tpkit::live::histogram_buckets(tool->lines(), key);

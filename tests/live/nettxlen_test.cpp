@@ -18,20 +18,14 @@ constexpr std::size_t headers = 14 + 20 + 8; // Ethernet, IPv4, UDP
 constexpr std::size_t tx_marker_payload = 1200; // 1242 bytes: [1024, 2047], apart from the test's
 constexpr std::uint64_t tx_marker_bucket = 1024;
 
-// Packets the test sends: `count` of `length` bytes (headers included), in the bucket from
-// `bucket`.
-struct TxPackets {
-    std::size_t length;
-    int count;
-    std::uint64_t bucket;
-};
-
-const TxPackets tx_sent[] = {
-    {.length = 63, .count = 7, .bucket = 32},
-    {.length = 64, .count = 5, .bucket = 64},
-    {.length = 127, .count = 11, .bucket = 64},
-    {.length = 128, .count = 3, .bucket = 128},
-    {.length = 342, .count = 13, .bucket = 256},
+// The datagrams the test sends: a packet's length, headers included, less the headers is the
+// payload; the length is in the bucket.
+const std::vector<tpkit::live::Datagrams> tx_sent{
+    {.payload = 63 - headers, .count = 7, .bucket = 32},
+    {.payload = 64 - headers, .count = 5, .bucket = 64},
+    {.payload = 127 - headers, .count = 11, .bucket = 64},
+    {.payload = 128 - headers, .count = 3, .bucket = 128},
+    {.payload = 342 - headers, .count = 13, .bucket = 256},
 };
 
 void expect_exact_tx_histogram(const std::vector<std::string>& extra_args, const std::string& key)
@@ -41,11 +35,7 @@ void expect_exact_tx_histogram(const std::vector<std::string>& extra_args, const
     auto tool = ns.start_histogram_tool("nettxlen", extra_args, tx_marker_payload, tx_marker_bucket);
     ASSERT_TRUE(tool);
 
-    std::map<std::uint64_t, std::uint64_t> expected;
-    for (const auto& p : tx_sent) {
-        ns.send_datagrams(p.length - headers, p.count);
-        expected[p.bucket] += p.count;
-    }
+    const auto expected = ns.send_datagrams(tx_sent);
     ASSERT_EQ(tool->stop(SIGINT), 0) << tool->stderr_text();
 
     auto counts = tpkit::live::histogram_buckets(tool->lines(), key);

@@ -44,6 +44,17 @@ void PrivateNetns::send_datagrams(std::size_t payload, int count) const
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "sender status " << status;
 }
 
+std::map<std::uint64_t, std::uint64_t> PrivateNetns::send_datagrams(
+    const std::vector<Datagrams>& batches) const
+{
+    std::map<std::uint64_t, std::uint64_t> buckets;
+    for (const auto& b : batches) {
+        send_datagrams(b.payload, b.count);
+        buckets[b.bucket] += b.count;
+    }
+    return buckets;
+}
+
 std::unique_ptr<ToolRun> PrivateNetns::start_histogram_tool(const std::string& tool,
                                                             const std::vector<std::string>& args,
                                                             std::size_t marker_payload,

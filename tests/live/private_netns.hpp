@@ -8,11 +8,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace tpkit::live {
+
+// `count` UDP datagrams of `payload` bytes, which a packet-length histogram counts in the bucket
+// from `bucket`.
+struct Datagrams {
+    std::size_t payload;
+    int count;
+    std::uint64_t bucket;
+};
 
 class PrivateNetns : public NetNamespace {
 public:
@@ -21,6 +30,9 @@ public:
     // the count; receiving each keeps the socket buffer from ever dropping). Fails the test
     // when one is not sent or not received whole.
     void send_datagrams(std::size_t payload, int count) const;
+    // Sends each batch in turn; the histogram they make, bucket by bucket.
+    std::map<std::uint64_t, std::uint64_t>
+    send_datagrams(const std::vector<Datagrams>& batches) const;
 
     // Runs TOOL --json 0.1 ARGS inside the namespace and returns it once a histogram it printed
     // counts one of the marker datagrams (of `marker_payload` bytes, sent until one is seen)

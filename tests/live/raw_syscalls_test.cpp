@@ -143,6 +143,20 @@ std::map<std::string, std::uint64_t> count_rounds(const std::vector<std::string>
     return counts;
 }
 
+// What `rounds` rounds of the mix make of each syscall event of `side` ("enter", "exit").
+std::map<std::string, std::uint64_t> mix_counts(const std::string& side)
+{
+    const std::string prefix = "syscalls:sys_" + side + "_";
+    return {
+        {prefix + "getuid", mix_getuids * rounds},
+        {prefix + "openat", mix_openats * rounds},
+        {prefix + "close", mix_closes * rounds},
+        {prefix + "newuname", mix_unames * rounds},
+        {prefix + "newfstat", mix_fstats * rounds},
+        {prefix + "sched_yield", mix_sched_yields * rounds},
+    };
+}
+
 std::map<std::string, std::uint64_t> per_event(const std::map<std::string, std::uint64_t>& counts)
 {
     std::map<std::string, std::uint64_t> totals;
@@ -156,14 +170,7 @@ std::map<std::string, std::uint64_t> per_event(const std::map<std::string, std::
 TEST(RawSyscallsExact, EntriesCountedAsTheClassicEventsCountThem)
 {
     TPKIT_REQUIRE_LIVE();
-    const std::map<std::string, std::uint64_t> expected{
-        {"syscalls:sys_enter_getuid", mix_getuids * rounds},
-        {"syscalls:sys_enter_openat", mix_openats * rounds},
-        {"syscalls:sys_enter_close", mix_closes * rounds},
-        {"syscalls:sys_enter_newuname", mix_unames * rounds},
-        {"syscalls:sys_enter_newfstat", mix_fstats * rounds},
-        {"syscalls:sys_enter_sched_yield", mix_sched_yields * rounds},
-    };
+    const auto expected = mix_counts("enter");
     auto raw = count_rounds(events("enter", true), {});
     auto classic = count_rounds(events("enter", true), {"--classic"});
     EXPECT_EQ(raw, expected);
@@ -173,14 +180,7 @@ TEST(RawSyscallsExact, EntriesCountedAsTheClassicEventsCountThem)
 TEST(RawSyscallsExact, ReturnsKeyedAsTheClassicEventsKeyThem)
 {
     TPKIT_REQUIRE_LIVE();
-    const std::map<std::string, std::uint64_t> expected{
-        {"syscalls:sys_exit_getuid", mix_getuids * rounds},
-        {"syscalls:sys_exit_openat", mix_openats * rounds},
-        {"syscalls:sys_exit_close", mix_closes * rounds},
-        {"syscalls:sys_exit_newuname", mix_unames * rounds},
-        {"syscalls:sys_exit_newfstat", mix_fstats * rounds},
-        {"syscalls:sys_exit_sched_yield", mix_sched_yields * rounds},
-    };
+    const auto expected = mix_counts("exit");
     auto raw = count_rounds(events("exit", true), {"--by", "ret"});
     auto classic = count_rounds(events("exit", true), {"--by", "ret", "--classic"});
     EXPECT_EQ(per_event(raw), expected);
@@ -221,8 +221,8 @@ TEST(RawSyscallsExact, RecordsDecodedAsTheClassicEventsDecodeThem)
     auto raw = snoop_rounds({});
     auto classic = snoop_rounds({"--classic"});
     // Entries and returns of openat, returns of close, entries of newfstat.
-    EXPECT_EQ(raw.size(),
-              static_cast<std::size_t>((mix_openats + mix_openats + mix_closes + mix_fstats) * rounds));
+    constexpr int records_a_round = mix_openats + mix_openats + mix_closes + mix_fstats;
+    EXPECT_EQ(raw.size(), static_cast<std::size_t>(records_a_round * rounds));
     EXPECT_EQ(raw, classic);
     char path[32];
     std::snprintf(path, sizeof(path), "0x%llx",
