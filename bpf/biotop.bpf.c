@@ -17,9 +17,27 @@ TPKIT_REQUEST_MAP(requests);
 TPKIT_SWAPPED_MAP(counts, BPF_MAP_TYPE_HASH, struct biotop_key, struct biotop_counts);
 TPKIT_ZERO_VALUE(zero_counts, struct biotop_counts);
 
-TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
+/* Loaded only where the kernel has block_io_start (tpkit::follow_requests_from_submission()). */
+SEC("raw_tp/block_io_start")
+int io_start(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_submitted(&requests, (struct request *)ctx->args[0]);
+	return 0;
+}
 
-TPKIT_REQUEST_ISSUE_PROGRAM(requests);
+SEC("raw_tp/block_rq_insert")
+int rq_insert(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], false);
+	return 0;
+}
+
+SEC("raw_tp/block_rq_issue")
+int rq_issue(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], true);
+	return 0;
+}
 
 SEC("raw_tp/block_rq_complete")
 int rq_complete(struct bpf_raw_tracepoint_args *ctx)

@@ -12,6 +12,20 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+SEC("raw_tp/sched_wakeup")
+int task_woken(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_runq_woken(ctx->args);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int task_woken_new(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_runq_woken(ctx->args);
+	return 0;
+}
+
 SEC("raw_tp/sched_switch")
 int task_switched(struct bpf_raw_tracepoint_args *ctx)
 {

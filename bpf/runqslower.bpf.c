@@ -14,6 +14,20 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Waits of at most this many microseconds are left out. */
 const volatile __u64 min_us = 10000;
 
+SEC("raw_tp/sched_wakeup")
+int task_woken(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_runq_woken(ctx->args);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int task_woken_new(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_runq_woken(ctx->args);
+	return 0;
+}
+
 SEC("raw_tp/sched_switch")
 int task_switched(struct bpf_raw_tracepoint_args *ctx)
 {

@@ -130,6 +130,12 @@ struct tpkit_request_start {
 		__type(value, struct tpkit_request_start);        \
 	} name SEC(".maps")
 
+/* How a tool follows the requests in its TPKIT_REQUEST_MAP from their submission to their
+ * completion: its program on block_io_start (loaded only where the kernel has that event:
+ * tpkit::follow_requests_from_submission() in user space) calls tpkit_request_submitted(map, rq),
+ * those on block_rq_insert and block_rq_issue tpkit_request_step(map, rq, false or true), and
+ * the one on block_rq_complete tpkit_request_completed(). */
+
 /* A new request, submitted by the current task: block_io_start (6.5+) runs in that task. Requests
  * of other disks, or whose task the filters leave out, are forgotten. A full map is counted in
  * tpkit_missed. */
@@ -187,32 +193,5 @@ static __always_inline bool tpkit_request_completed(void *map, struct request *r
 		bpf_map_delete_elem(map, &key);
 	return out->issued_ns != 0;
 }
-
-/* The programs that follow requests into `map` (a TPKIT_REQUEST_MAP) from their submission:
- * io_start on block_io_start (loaded only where the kernel has that event:
- * tpkit::follow_requests_from_submission() in user space) and rq_insert on block_rq_insert.
- * The tool adds an rq_issue that calls tpkit_request_step(map, rq, true) (TPKIT_REQUEST_ISSUE_PROGRAM where it
- * does nothing else), and its rq_complete, which calls tpkit_request_completed(). */
-#define TPKIT_REQUEST_SUBMISSION_PROGRAMS(map)                                      \
-	SEC("raw_tp/block_io_start")                                                \
-	int io_start(struct bpf_raw_tracepoint_args *ctx)                           \
-	{                                                                           \
-		tpkit_request_submitted(&map, (struct request *)ctx->args[0]);      \
-		return 0;                                                           \
-	}                                                                           \
-	SEC("raw_tp/block_rq_insert")                                               \
-	int rq_insert(struct bpf_raw_tracepoint_args *ctx)                          \
-	{                                                                           \
-		tpkit_request_step(&map, (struct request *)ctx->args[0], false);    \
-		return 0;                                                           \
-	}
-
-#define TPKIT_REQUEST_ISSUE_PROGRAM(map)                                            \
-	SEC("raw_tp/block_rq_issue")                                                \
-	int rq_issue(struct bpf_raw_tracepoint_args *ctx)                           \
-	{                                                                           \
-		tpkit_request_step(&map, (struct request *)ctx->args[0], true);     \
-		return 0;                                                           \
-	}
 
 #endif

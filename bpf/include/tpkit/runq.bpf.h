@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Run-queue waits, as runqlat and runqslower time them: a wait begins when a task is woken
  * (sched_wakeup), is new (sched_wakeup_new) or is switched out still runnable (preempted, seen at
- * sched_switch), and ends when sched_switch switches it in. This header holds the wake-up
- * programs and the start times; the tool's own sched_switch program calls
- * tpkit_runq_switched(ctx->args, &ns) and gets the switched-in task's wait, if it was timed. */
+ * sched_switch), and ends when sched_switch switches it in. This header holds the start times;
+ * the tool's programs on the raw sched_wakeup and sched_wakeup_new call tpkit_runq_woken(ctx->args),
+ * and its sched_switch program calls tpkit_runq_switched(ctx->args, &ns) and gets the switched-in
+ * task's wait, if it was timed. */
 #ifndef TPKIT_RUNQ_BPF_H
 #define TPKIT_RUNQ_BPF_H
 
@@ -25,19 +26,11 @@ static __always_inline void tpkit_runq_became_runnable(struct task_struct *task)
 		tpkit_timing_start(&runnable_since, &tid);
 }
 
-/* The woken task is an argument: the current task is its waker. */
-SEC("raw_tp/sched_wakeup")
-int task_woken(struct bpf_raw_tracepoint_args *ctx)
+/* At sched_wakeup(p) or sched_wakeup_new(p): the woken task is the argument, the current task
+ * is its waker. */
+static __always_inline void tpkit_runq_woken(__u64 *args)
 {
-	tpkit_runq_became_runnable((struct task_struct *)ctx->args[0]);
-	return 0;
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int task_woken_new(struct bpf_raw_tracepoint_args *ctx)
-{
-	tpkit_runq_became_runnable((struct task_struct *)ctx->args[0]);
-	return 0;
+	tpkit_runq_became_runnable((struct task_struct *)args[0]);
 }
 
 /* At sched_switch(preempt, prev, next): a preempted prev starts waiting; true with next's wait
