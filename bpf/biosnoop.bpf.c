@@ -12,30 +12,37 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* Completions sooner than this after their issue are left out. */
 const volatile __u64 min_ns = 0;
 
-TPKIT_REQUEST_MAP(requests);
+struct tpkit_request_map requests SEC(".maps");
 
 /* Loaded only where the kernel has block_io_start (tpkit::follow_requests_from_submission()). */
 SEC("raw_tp/block_io_start")
 int io_start(struct bpf_raw_tracepoint_args *ctx)
 {
-	tpkit_request_submitted(&requests, (struct request *)ctx->args[0]);
+	tpkit_request_submitted(&requests, (struct request *)ctx->args[0], &tpkit_missed);
 	return 0;
 }
 
 SEC("raw_tp/block_rq_insert")
 int rq_insert(struct bpf_raw_tracepoint_args *ctx)
 {
-	tpkit_request_step(&requests, (struct request *)ctx->args[0], false);
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], false, &tpkit_missed);
 	return 0;
 }
 
 SEC("raw_tp/block_rq_issue")
 int rq_issue(struct bpf_raw_tracepoint_args *ctx)
 {
-	tpkit_request_step(&requests, (struct request *)ctx->args[0], true);
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], true, &tpkit_missed);
 	return 0;
 }
 

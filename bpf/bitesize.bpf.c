@@ -18,6 +18,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* The task that inserted a request, whether the filters keep it and its name. Entries stay:
  * requests are the queues' preallocated ones (one per tag), so an address comes back and its
  * next insertion overwrites the entry; the number of keys is bounded by the requests there are.
@@ -38,8 +41,10 @@ struct {
 
 /* Up to 10,240 names, at a block request's rate: one copy every CPU shares (atomic adds), whose
  * preallocation costs a tenth of a per-CPU one's at start-up. */
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_HASH, struct bitesize_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_HASH, struct bitesize_key, struct tpkit_log2_hist)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_hist SEC(".maps");
 
 SEC("raw_tp/block_rq_insert")
 int rq_insert(struct bpf_raw_tracepoint_args *ctx)
@@ -81,7 +86,7 @@ int rq_issue(struct bpf_raw_tracepoint_args *ctx)
 	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist, &tpkit_missed);
 	if (hist)
 		tpkit_log2_hist_add_atomic(hist, tpkit_request_bytes(rq) / 1024);
 	return 0;

@@ -11,6 +11,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 /* Whether the new task TID is a thread of the current task's process. The classic record does
  * not say, but sched_process_fork fires in the parent before the child first runs (kernel_clone()
  * fires it, then wakes the child), so the child is still linked where copy_process() put it: a

@@ -11,6 +11,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 const volatile bool kill_calls = false;  /* -k: the calls, not signal_generate */
 const volatile bool failed_only = false; /* -x */
 const volatile __u64 signal_set = 0;     /* -s: bit sig-1; 0: every signal */

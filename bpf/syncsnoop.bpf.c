@@ -10,6 +10,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 static __always_inline int emit_call(void *ctx, __s32 nr, __s32 fd, __u64 offset, __u64 nbytes,
 				     __u64 flags)
 {

@@ -23,6 +23,9 @@ struct {
 	__uint(max_entries, 1 << 20);
 } samples SEC(".maps");
 
+/* The evaluator's buffer for user strings (filter.bpf.h). */
+struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
+
 SEC("tracepoint")
 int filter_probe(void *ctx)
 {
@@ -41,7 +44,7 @@ int filter_probe(void *ctx)
 	bpf_probe_read_kernel(s->record, size, ctx);
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->cpu = bpf_get_smp_processor_id();
-	s->verdict = tpkit_filter_match(ctx, &tpkit_filter);
+	s->verdict = tpkit_filter_match(ctx, &tpkit_filter, &tpkit_filter_user_str);
 	bpf_ringbuf_submit(s, 0);
 	return 0;
 }

@@ -10,7 +10,12 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-TPKIT_SCRATCH(event_scratch, struct kit_emit_event);
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
+TPKIT_SCRATCH(struct kit_emit_event) event_scratch SEC(".maps");
 
 SEC("tracepoint/syscalls/sys_enter_openat")
 int openat_enter(struct syscall_trace_enter *ctx)
