@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Block I/O latency as log2 histograms: from a request's issue to the driver (or, with -Q, from
-// its insertion into a queue) to its completion, per request (keyed by its address). Raw
-// tracepoints reading the request with CO-RE.
+/* Block I/O latency as log2 histograms: from a request's issue to the driver (or, with -Q, from
+ * its insertion into a queue) to its completion, per request (keyed by its address). Raw
+ * tracepoints reading the request with CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Random and sequential block I/O per disk: a completion is sequential when it begins at the
-// sector where the disk's previous completion ended. Raw block_rq_complete, the request read with
-// CO-RE.
+/* Random and sequential block I/O per disk: a completion is sequential when it begins at the
+ * sector where the disk's previous completion ended. Raw block_rq_complete, the request read with
+ * CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every block I/O completion with the task that submitted it, its disk, operation, sector and
-// size, and its times queued and at the device. Raw tracepoints reading the request with CO-RE;
-// the submitter from block_io_start where the kernel has it (6.5+), else from the task that
-// inserts or issues the request.
+/* Every block I/O completion with the task that submitted it, its disk, operation, sector and
+ * size, and its times queued and at the device. Raw tracepoints reading the request with CO-RE;
+ * the submitter from block_io_start where the kernel has it (6.5+), else from the task that
+ * inserts or issues the request. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Block I/O by the task that submitted it, per disk and direction: requests, bytes and time at
-// the device, drained every interval. Raw tracepoints reading the request with CO-RE; the
-// submitter from block_io_start where the kernel has it (6.5+), else the task that inserts or
-// issues the request.
+/* Block I/O by the task that submitted it, per disk and direction: requests, bytes and time at
+ * the device, drained every interval. Raw tracepoints reading the request with CO-RE; the
+ * submitter from block_io_start where the kernel has it (6.5+), else the task that inserts or
+ * issues the request. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

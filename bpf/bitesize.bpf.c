@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Block I/O sizes (kilobytes) as log2 histograms by the name of the task that submitted the I/O,
-// counted as each request is issued to the device. Raw tracepoints reading the request with
-// CO-RE.
-//
-// The submitter without following every request from its submission: a request is either
-// issued at once, in the submitting task (direct and plugged I/O on queues without an I/O
-// scheduler), or inserted into a queue first, which also happens in the submitting task, and
-// issued later, often by a kernel worker. So only inserted requests are remembered, until their
-// issue; every other one is the current task's. That costs one hash lookup per request, where
-// following all of them from block_io_start cost four programs and a hash entry per request.
+/* Block I/O sizes (kilobytes) as log2 histograms by the name of the task that submitted the I/O,
+ * counted as each request is issued to the device. Raw tracepoints reading the request with
+ * CO-RE.
+ *
+ * The submitter without following every request from its submission: a request is either
+ * issued at once, in the submitting task (direct and plugged I/O on queues without an I/O
+ * scheduler), or inserted into a queue first, which also happens in the submitting task, and
+ * issued later, often by a kernel worker. So only inserted requests are remembered, until their
+ * issue; every other one is the current task's. That costs one hash lookup per request, where
+ * following all of them from block_io_start cost four programs and a hash entry per request. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

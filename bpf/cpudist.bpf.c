@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Time on the CPU (or, -O, off it) as log2 histograms: from the sched_switch that switches a task
-// in to the one that switches it out (-O: from out to in). A raw tracepoint: sched_switch runs at
-// every context switch, and a raw one skips filling a trace record.
+/* Time on the CPU (or, -O, off it) as log2 histograms: from the sched_switch that switches a task
+ * in to the one that switches it out (-O: from out to in). A raw tracepoint: sched_switch runs at
+ * every context switch, and a raw one skips filling a trace record. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

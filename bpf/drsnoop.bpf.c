@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Direct reclaim stalls, one event each as it ends: the raw tracepoints vmscan's
-// mm_vmscan_direct_reclaim_begin/end (the page allocator reclaiming in the allocating task) and
-// mm_vmscan_memcg_reclaim_begin/end (a memory cgroup at its limit, reclaiming in the charging
-// task). The two never nest in one task: a cgroup charge follows the allocation. Raw
-// tracepoints: their arguments are all a begin/end pair needs, and they detach at once.
+/* Direct reclaim stalls, one event each as it ends: the raw tracepoints vmscan's
+ * mm_vmscan_direct_reclaim_begin/end (the page allocator reclaiming in the allocating task) and
+ * mm_vmscan_memcg_reclaim_begin/end (a memory cgroup at its limit, reclaiming in the charging
+ * task). The two never nest in one task: a cgroup charge follows the allocation. Raw
+ * tracepoints: their arguments are all a begin/end pair needs, and they detach at once. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

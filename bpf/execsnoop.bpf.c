@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every execve and execveat with its filename and arguments, read at the entry (a successful exec
-// replaces the memory they are in), sent at the return with its result.
+/* Every execve and execveat with its filename and arguments, read at the entry (a successful exec
+ * replaces the memory they are in), sent at the return with its result. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

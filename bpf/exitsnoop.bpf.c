@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every process exit (every thread's with --threaded), from sched:sched_process_exit, reading
-// the exiting task_struct with CO-RE.
+/* Every process exit (every thread's with --threaded), from sched:sched_process_exit, reading
+ * the exiting task_struct with CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
-// tracepoint reading the parent and child task_struct with CO-RE (--raw).
+/* Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
+ * tracepoint reading the parent and child task_struct with CO-RE (--raw). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

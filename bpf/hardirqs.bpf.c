@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Time in hard IRQ handlers, per handler name: count, total time and (-d) a log2 histogram.
-// Raw tracepoints, with the handler's struct irqaction read by CO-RE: the name is read only for
-// handlers whose entry was seen. An IRQ line shared by several handlers runs each of them, and
-// each counts under its own name. TP_PROTO(int irq, struct irqaction *action[, int ret]).
+/* Time in hard IRQ handlers, per handler name: count, total time and (-d) a log2 histogram.
+ * Raw tracepoints, with the handler's struct irqaction read by CO-RE: the name is read only for
+ * handlers whose entry was seen. An IRQ line shared by several handlers runs each of them, and
+ * each counts under its own name. TP_PROTO(int irq, struct irqaction *action[, int ret]). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

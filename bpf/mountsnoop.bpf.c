@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// mount, umount, fsopen, fsconfig, fsmount and move_mount calls, each with its arguments and
-// return value: the enter tracepoint keeps the arguments, the exit tracepoint sends the event.
+/* mount, umount, fsopen, fsconfig, fsmount and move_mount calls, each with its arguments and
+ * return value: the enter tracepoint keeps the arguments, the exit tracepoint sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

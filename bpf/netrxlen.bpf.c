@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// A log2 histogram of received packet lengths, from net:netif_receive_skb or net:netif_rx
-// (one event class, net_dev_template); the tracepoint is chosen at run time.
+/* A log2 histogram of received packet lengths, from net:netif_receive_skb or net:netif_rx
+ * (one event class, net_dev_template); the tracepoint is chosen at run time. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// A log2 histogram of transmitted packet lengths, at net:net_dev_xmit (after the driver took or
-// refused the packet). A raw tracepoint: it runs for every packet sent, and hands over the device
-// itself, which the skb may no longer point to once the driver has it.
+/* A log2 histogram of transmitted packet lengths, at net:net_dev_xmit (after the driver took or
+ * refused the packet). A raw tracepoint: it runs for every packet sent, and hands over the device
+ * itself, which the skb may no longer point to once the driver has it. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

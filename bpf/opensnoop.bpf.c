@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every open, openat and openat2 with its path, flags and result: the entry keeps the arguments,
-// the return reads the path (the kernel has just read it too) and sends the event.
+/* Every open, openat and openat2 with its path, flags and result: the entry keeps the arguments,
+ * the return reads the path (the kernel has just read it too) and sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Run-queue latency as log2 histograms: how long each task waits runnable before it runs. A wait
-// begins when the task is woken (sched_wakeup), is new (sched_wakeup_new) or is switched out still
-// runnable (sched_switch, preempted), and ends when sched_switch switches it in. Raw tracepoints:
-// sched_switch runs at every context switch, and a raw one skips filling a trace record.
+/* Run-queue latency as log2 histograms: how long each task waits runnable before it runs. A wait
+ * begins when the task is woken (sched_wakeup), is new (sched_wakeup_new) or is switched out still
+ * runnable (sched_switch, preempted), and ends when sched_switch switches it in. Raw tracepoints:
+ * sched_switch runs at every context switch, and a raw one skips filling a trace record. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Run-queue waits longer than a threshold, one event each: runqlat's waits (sched_wakeup,
-// sched_wakeup_new and sched_switch as raw tracepoints), streamed instead of counted.
+/* Run-queue waits longer than a threshold, one event each: runqlat's waits (sched_wakeup,
+ * sched_wakeup_new and sched_switch as raw tracepoints), streamed instead of counted. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

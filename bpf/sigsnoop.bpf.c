@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Signals as the kernel generates them (signal:signal_generate), or with -k as kill(),
-// tkill() and tgkill() send them, with each call's result (syscalls:sys_enter_* and
-// sys_exit_*). sigsnoop and killsnoop load this one object.
+/* Signals as the kernel generates them (signal:signal_generate), or with -k as kill(),
+ * tkill() and tgkill() send them, with each call's result (syscalls:sys_enter_* and
+ * sys_exit_*). sigsnoop and killsnoop load this one object. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sigsnoop.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Time in softirqs, per vector: count, total time and (-d) a log2 histogram. Raw tracepoints:
-// softirqs run thousands of times a second on every CPU, and a raw one skips filling a trace
-// record. TP_PROTO(unsigned int vec_nr) for both.
+/* Time in softirqs, per vector: count, total time and (-d) a log2 histogram. Raw tracepoints:
+ * softirqs run thousands of times a second on every CPU, and a raw one skips filling a trace
+ * record. TP_PROTO(unsigned int vec_nr) for both. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "irq_time.bpf.h"

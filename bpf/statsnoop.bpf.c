@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every statfs, stat, lstat, newfstatat and statx with its path and result: the entry keeps the
-// arguments, the return reads the path (the kernel has just read it too) and sends the event.
+/* Every statfs, stat, lstat, newfstatat and statx with its path and result: the entry keeps the
+ * arguments, the return reads the path (the kernel has just read it too) and sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "statsnoop.h"

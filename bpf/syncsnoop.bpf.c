@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// The sync family of syscalls as they are entered: sync, syncfs, fsync, fdatasync, msync,
-// sync_file_range, with their arguments.
+/* The sync family of syscalls as they are entered: sync, syncfs, fsync, fdatasync, msync,
+ * sync_file_range, with their arguments. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "syncsnoop.h"

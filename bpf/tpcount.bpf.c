@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tpcount's engine: counts the events of tracepoints chosen at run time, in total or by a --by
-// key. One instance per classic event, or per group of syscall events on raw_syscalls; the
-// instances share their maps.
+/* tpcount's engine: counts the events of tracepoints chosen at run time, in total or by a --by
+ * key. One instance per classic event, or per group of syscall events on raw_syscalls; the
+ * instances share their maps. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine.bpf.h>

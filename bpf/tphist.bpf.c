@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tphist's engine: a histogram of one integer field of tracepoints chosen at run time, log2,
-// log-linear or linear, in total or by a --by key. One instance per classic event, or per group
-// of syscall events on raw_syscalls.
+/* tphist's engine: a histogram of one integer field of tracepoints chosen at run time, log2,
+ * log-linear or linear, in total or by a --by key. One instance per classic event, or per group
+ * of syscall events on raw_syscalls. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine_hist.bpf.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tplat's engine: the time from a start tracepoint to an end tracepoint of the same thread, or
-// of the same value of a field of each, as a histogram (engine_hist.bpf.h). One instance of
-// this object is loaded per end: the start's instance records start times in `pending`, which
-// both share, and the end's instance takes them out and adds the time to its histograms.
+/* tplat's engine: the time from a start tracepoint to an end tracepoint of the same thread, or
+ * of the same value of a field of each, as a histogram (engine_hist.bpf.h). One instance of
+ * this object is loaded per end: the start's instance records start times in `pending`, which
+ * both share, and the end's instance takes them out and adds the time to its histograms. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine_hist.bpf.h>

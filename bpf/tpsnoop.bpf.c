@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tpsnoop's engine: sends each event of tracepoints chosen at run time, raw, with who and when;
-// user space decodes it from the format. One instance per classic event, or per group of
-// syscall events on raw_syscalls; they share the transport.
+/* tpsnoop's engine: sends each event of tracepoints chosen at run time, raw, with who and when;
+ * user space decodes it from the format. One instance per classic event, or per group of
+ * syscall events on raw_syscalls; they share the transport. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/armed.bpf.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for the filter evaluator: attached at run time to any classic tracepoint, it runs
-// tpkit_filter_match() on each event of one process (or of every process) and sends the raw
-// record with the verdict, so that a test can check the verdict against the user-space evaluator
-// and the kernel's filter.
+/* Test program for the filter evaluator: attached at run time to any classic tracepoint, it runs
+ * tpkit_filter_match() on each event of one process (or of every process) and sends the raw
+ * record with the verdict, so that a test can check the verdict against the user-space evaluator
+ * and the kernel's filter. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/filter.bpf.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for core_fixes.bpf.h: prev's state at every switch away from the selected thread
-// (a raw tracepoint), as the argument gives it and as task_struct holds it, and which layout of
-// sched_switch's arguments this kernel's BTF has.
+/* Test program for core_fixes.bpf.h: prev's state at every switch away from the selected thread
+ * (a raw tracepoint), as the argument gives it and as task_struct holds it, and which layout of
+ * sched_switch's arguments this kernel's BTF has. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for emit.bpf.h's events of varying size: the path of each openat(2) of the
-// selected thread, built in a scratch buffer and sent as long as it is, through the ring buffer
-// or the perf buffer (as user space chose).
+/* Test program for emit.bpf.h's events of varying size: the path of each openat(2) of the
+ * selected thread, built in a scratch buffer and sent as long as it is, through the ring buffer
+ * or the perf buffer (as user space chose). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>

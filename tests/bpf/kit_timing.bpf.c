@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for timing.bpf.h: how long each nanosleep of the selected process took, from
-// sys_enter_nanosleep to sys_exit_nanosleep, keyed by tid.
+/* Test program for timing.bpf.h: how long each nanosleep of the selected process took, from
+ * sys_enter_nanosleep to sys_exit_nanosleep, keyed by tid. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
