@@ -16,6 +16,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 #define BIND_CALL 1
 
 const volatile bool include_failed = false; /* -x */
@@ -28,7 +33,7 @@ struct bind_call {
 	__u16 port;
 };
 
-TPKIT_CALL_MAP(bind_calls, struct bind_call);
+TPKIT_CALL_MAP(struct bind_call) bind_calls SEC(".maps");
 
 /* The address and port of a struct sockaddr_in (sockaddr_in6) of `len` bytes at user address
  * `sa`, as far as it holds them: the port at byte 2, the address at byte 4 (8). */
@@ -61,7 +66,7 @@ int bind_entry(void *ctx)
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET && family != AF_INET6)
 		return 0;
-	c = tpkit_call_enter(&bind_calls, BIND_CALL);
+	c = tpkit_call_enter(&bind_calls, BIND_CALL, &tpkit_drops);
 	if (!c)
 		return 0;
 	c->sk = sk;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Block I/O latency as log2 histograms: from a request's issue to the driver (or, with -Q, from
-// its insertion into a queue) to its completion, per request (keyed by its address). Raw
-// tracepoints reading the request with CO-RE.
+/* Block I/O latency as log2 histograms: from a request's issue to the driver (or, with -Q, from
+ * its insertion into a queue) to its completion, per request (keyed by its address). Raw
+ * tracepoints reading the request with CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -14,15 +14,20 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 const volatile bool queued = false;
 const volatile bool per_disk = false;
 const volatile bool per_flags = false;
 const volatile bool milliseconds = false;
 
 /* When each request in flight started (issued, or with -Q queued). */
-TPKIT_TIMING_MAP(starts, __u64);
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct biolatency_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+TPKIT_TIMING_MAP(__u64) starts SEC(".maps");
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_PERCPU_HASH, struct biolatency_key, struct tpkit_log2_hist)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_hist SEC(".maps");
 
 /* -p, -t, -u, --cgroup, --comm: the task current when the request starts. */
 static __always_inline void request_started(struct request *rq)
@@ -30,7 +35,7 @@ static __always_inline void request_started(struct request *rq)
 	__u64 key = (__u64)rq;
 
 	if (tpkit_request_selected(rq) && tpkit_current_selected())
-		tpkit_timing_start(&starts, &key);
+		tpkit_timing_start(&starts, &key, &tpkit_missed);
 }
 
 /* Loaded with -Q only. */
@@ -77,7 +82,7 @@ int rq_complete(struct bpf_raw_tracepoint_args *ctx)
 	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist, &tpkit_missed);
 	if (hist)
 		tpkit_log2_hist_add(hist, milliseconds ? ns / 1000000 : ns / 1000);
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every block I/O completion with the task that submitted it, its disk, operation, sector and
-// size, and its times queued and at the device. Raw tracepoints reading the request with CO-RE;
-// the submitter from block_io_start where the kernel has it (6.5+), else from the task that
-// inserts or issues the request.
+/* Every block I/O completion with the task that submitted it, its disk, operation, sector and
+ * size, and its times queued and at the device. Raw tracepoints reading the request with CO-RE;
+ * the submitter from block_io_start where the kernel has it (6.5+), else from the task that
+ * inserts or issues the request. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -12,14 +12,39 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* Completions sooner than this after their issue are left out. */
 const volatile __u64 min_ns = 0;
 
-TPKIT_REQUEST_MAP(requests);
+struct tpkit_request_map requests SEC(".maps");
 
-TPKIT_REQUEST_SUBMISSION_PROGRAMS(requests);
+/* Loaded only where the kernel has block_io_start (tpkit::follow_requests_from_submission()). */
+SEC("raw_tp/block_io_start")
+int io_start(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_submitted(&requests, (struct request *)ctx->args[0], &tpkit_missed);
+	return 0;
+}
 
-TPKIT_REQUEST_ISSUE_PROGRAM(requests);
+SEC("raw_tp/block_rq_insert")
+int rq_insert(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], false, &tpkit_missed);
+	return 0;
+}
+
+SEC("raw_tp/block_rq_issue")
+int rq_issue(struct bpf_raw_tracepoint_args *ctx)
+{
+	tpkit_request_step(&requests, (struct request *)ctx->args[0], true, &tpkit_missed);
+	return 0;
+}
 
 SEC("raw_tp/block_rq_complete")
 int rq_complete(struct bpf_raw_tracepoint_args *ctx)

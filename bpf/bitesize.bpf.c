@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Block I/O sizes (kilobytes) as log2 histograms by the name of the task that submitted the I/O,
-// counted as each request is issued to the device. Raw tracepoints reading the request with
-// CO-RE.
-//
-// The submitter without following every request from its submission: a request is either
-// issued at once, in the submitting task (direct and plugged I/O on queues without an I/O
-// scheduler), or inserted into a queue first, which also happens in the submitting task, and
-// issued later, often by a kernel worker. So only inserted requests are remembered, until their
-// issue; every other one is the current task's. That costs one hash lookup per request, where
-// following all of them from block_io_start cost four programs and a hash entry per request.
+/* Block I/O sizes (kilobytes) as log2 histograms by the name of the task that submitted the I/O,
+ * counted as each request is issued to the device. Raw tracepoints reading the request with
+ * CO-RE.
+ *
+ * The submitter without following every request from its submission: a request is either
+ * issued at once, in the submitting task (direct and plugged I/O on queues without an I/O
+ * scheduler), or inserted into a queue first, which also happens in the submitting task, and
+ * issued later, often by a kernel worker. So only inserted requests are remembered, until their
+ * issue; every other one is the current task's. That costs one hash lookup per request, where
+ * following all of them from block_io_start cost four programs and a hash entry per request. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -17,6 +17,9 @@
 #include "bitesize.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
 
 /* The task that inserted a request, whether the filters keep it and its name. Entries stay:
  * requests are the queues' preallocated ones (one per tag), so an address comes back and its
@@ -38,8 +41,10 @@ struct {
 
 /* Up to 10,240 names, at a block request's rate: one copy every CPU shares (atomic adds), whose
  * preallocation costs a tenth of a per-CPU one's at start-up. */
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_HASH, struct bitesize_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_HASH, struct bitesize_key, struct tpkit_log2_hist)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_hist SEC(".maps");
 
 SEC("raw_tp/block_rq_insert")
 int rq_insert(struct bpf_raw_tracepoint_args *ctx)
@@ -81,7 +86,7 @@ int rq_issue(struct bpf_raw_tracepoint_args *ctx)
 	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist, &tpkit_missed);
 	if (hist)
 		tpkit_log2_hist_add_atomic(hist, tpkit_request_bytes(rq) / 1024);
 	return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every capability check, from the raw tracepoint capability:cap_capable (Linux 6.14 and later),
-// which the kernel hits after cap_capable() has decided: the capability, the verdict, and the
-// user namespace of the resource. A raw tracepoint: capability checks are frequent (every
-// privileged file, network and namespace operation), and its arguments need no record built.
+/* Every capability check, from the raw tracepoint capability:cap_capable (Linux 6.14 and later),
+ * which the kernel hits after cap_capable() has decided: the capability, the verdict, and the
+ * user namespace of the resource. A raw tracepoint: capability checks are frequent (every
+ * privileged file, network and namespace operation), and its arguments need no record built. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -11,6 +11,11 @@
 #include "capable.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 const volatile __u8 unique_by = CAPABLE_UNIQUE_OFF;
 

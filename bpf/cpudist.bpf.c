@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Time on the CPU (or, -O, off it) as log2 histograms: from the sched_switch that switches a task
-// in to the one that switches it out (-O: from out to in). A raw tracepoint: sched_switch runs at
-// every context switch, and a raw one skips filling a trace record.
+/* Time on the CPU (or, -O, off it) as log2 histograms: from the sched_switch that switches a task
+ * in to the one that switches it out (-O: from out to in). A raw tracepoint: sched_switch runs at
+ * every context switch, and a raw one skips filling a trace record. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -11,10 +11,19 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+/* The histograms (task_hists.bpf.h). */
+struct tpkit_task_hist_map task_hist SEC(".maps");
+TPKIT_SWAPPED_HALF(task_hists, BPF_MAP_TYPE_HASH, struct tpkit_task_key, struct tpkit_log2_hist)
+	task_hists_a SEC(".maps"), task_hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(task_hists) task_hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_task_hist SEC(".maps");
+
 const volatile bool off_cpu = false;
 
 /* -O: when each thread was switched out. */
-TPKIT_TIMING_MAP(switched_at, __u32);
+TPKIT_TIMING_MAP(__u32) switched_at SEC(".maps");
 /* On-CPU time: the thread each CPU switched in last, and when (tid 0: none selected). A thread
  * is switched out on the CPU it was switched in on, so its start is there, with no hashing. */
 struct on_cpu_since {
@@ -40,7 +49,7 @@ static __always_inline void switched_off_cpu(struct task_struct *prev, struct ta
 	if (next_tid && tpkit_timing_elapsed(&switched_at, &next_tid, &ns))
 		tpkit_task_hist_add(next, ns);
 	if (prev_tid && tpkit_task_selected(prev))
-		tpkit_timing_start(&switched_at, &prev_tid);
+		tpkit_timing_start(&switched_at, &prev_tid, &tpkit_missed);
 }
 
 /* The time `prev` ran since this CPU switched it in, and `next`'s start now. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Direct reclaim stalls, one event each as it ends: the raw tracepoints vmscan's
-// mm_vmscan_direct_reclaim_begin/end (the page allocator reclaiming in the allocating task) and
-// mm_vmscan_memcg_reclaim_begin/end (a memory cgroup at its limit, reclaiming in the charging
-// task). The two never nest in one task: a cgroup charge follows the allocation. Raw
-// tracepoints: their arguments are all a begin/end pair needs, and they detach at once.
+/* Direct reclaim stalls, one event each as it ends: the raw tracepoints vmscan's
+ * mm_vmscan_direct_reclaim_begin/end (the page allocator reclaiming in the allocating task) and
+ * mm_vmscan_memcg_reclaim_begin/end (a memory cgroup at its limit, reclaiming in the charging
+ * task). The two never nest in one task: a cgroup charge follows the allocation. Raw
+ * tracepoints: their arguments are all a begin/end pair needs, and they detach at once. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -14,19 +14,26 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* -e: the free pages counter, vm_zone_stat[NR_FREE_PAGES], at the address /proc/kallsyms gives
  * (0: not asked for). Read there by the tool, only with -e: an extern __ksym would have libbpf
  * read the whole of /proc/kallsyms (~60 ms) at every load. */
 const volatile __u64 vm_zone_stat_address = 0;
 
-TPKIT_TIMING_MAP(reclaim_start, __u32);
+TPKIT_TIMING_MAP(__u32) reclaim_start SEC(".maps");
 
 static __always_inline int reclaim_begins(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (tpkit_current_selected())
-		tpkit_timing_start(&reclaim_start, &tid);
+		tpkit_timing_start(&reclaim_start, &tid, &tpkit_missed);
 	return 0;
 }
 

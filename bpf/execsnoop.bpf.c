@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every execve and execveat with its filename and arguments, read at the entry (a successful exec
-// replaces the memory they are in), sent at the return with its result.
+/* Every execve and execveat with its filename and arguments, read at the entry (a successful exec
+ * replaces the memory they are in), sent at the return with its result. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -12,6 +12,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 const volatile bool include_failed = false; /* -x */
 const volatile __u32 max_args = EXECSNOOP_DEFAULT_ARGS;
 
@@ -21,7 +26,7 @@ struct exec_call {
 	struct execsnoop_event event;
 };
 
-TPKIT_CALL_MAP(exec_calls, struct exec_call);
+TPKIT_CALL_MAP(struct exec_call) exec_calls SEC(".maps");
 
 #define STRINGS_SIZE sizeof(((struct execsnoop_event *)0)->strings)
 
@@ -108,7 +113,7 @@ static __always_inline int exec_entry(__u32 id, const char *filename, const char
 
 	if (!tpkit_current_selected())
 		return 0;
-	c = tpkit_call_enter(&exec_calls, id);
+	c = tpkit_call_enter(&exec_calls, id, &tpkit_drops);
 	if (!c)
 		return 0;
 	e = &c->event;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every process exit (every thread's with --threaded), from sched:sched_process_exit, reading
-// the exiting task_struct with CO-RE.
+/* Every process exit (every thread's with --threaded), from sched:sched_process_exit, reading
+ * the exiting task_struct with CO-RE. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -10,6 +10,11 @@
 #include <tpkit/tp/sched.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 /* include/linux/sched/signal.h, the same from 6.1 to 6.18 */
 #define SIGNAL_GROUP_EXIT 0x00000004

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
-// tracepoint reading the parent and child task_struct with CO-RE (--raw).
+/* Every fork, from sched:sched_process_fork: as a classic tracepoint (default) or as a raw
+ * tracepoint reading the parent and child task_struct with CO-RE (--raw). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -10,6 +10,11 @@
 #include <tpkit/tp/sched.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 /* Whether the new task TID is a thread of the current task's process. The classic record does
  * not say, but sched_process_fork fires in the parent before the child first runs (kernel_clone()

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// mount, umount, fsopen, fsconfig, fsmount and move_mount calls, each with its arguments and
-// return value: the enter tracepoint keeps the arguments, the exit tracepoint sends the event.
+/* mount, umount, fsopen, fsconfig, fsmount and move_mount calls, each with its arguments and
+ * return value: the enter tracepoint keeps the arguments, the exit tracepoint sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -12,6 +12,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 const volatile bool failed_only = false; /* -x */
 
 /* A call between its entry and its return: its arguments. */
@@ -20,8 +25,8 @@ struct mount_call {
 	__u64 args[5];
 };
 
-TPKIT_CALL_MAP(calls, struct mount_call);
-TPKIT_SCRATCH(scratch, struct mountsnoop_event);
+TPKIT_CALL_MAP(struct mount_call) calls SEC(".maps");
+TPKIT_SCRATCH(struct mountsnoop_event) scratch SEC(".maps");
 
 static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4)
 {
@@ -29,7 +34,7 @@ static __always_inline int enter(__u32 op, __u64 a0, __u64 a1, __u64 a2, __u64 a
 
 	if (!tpkit_current_selected())
 		return 0;
-	c = tpkit_call_enter(&calls, op);
+	c = tpkit_call_enter(&calls, op, &tpkit_drops);
 	if (!c)
 		return 0;
 	c->args[0] = a0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// A log2 histogram of transmitted packet lengths, at net:net_dev_xmit (after the driver took or
-// refused the packet). A raw tracepoint: it runs for every packet sent, and hands over the device
-// itself, which the skb may no longer point to once the driver has it.
+/* A log2 histogram of transmitted packet lengths, at net:net_dev_xmit (after the driver took or
+ * refused the packet). A raw tracepoint: it runs for every packet sent, and hands over the device
+ * itself, which the skb may no longer point to once the driver has it. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -13,10 +13,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 const volatile bool per_rc = false;
 
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct nettxlen_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_PERCPU_HASH, struct nettxlen_key, struct tpkit_log2_hist)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_hist SEC(".maps");
 
 /* TP_PROTO(struct sk_buff *skb, int rc, struct net_device *dev, unsigned int skb_len) */
 SEC("raw_tp/net_dev_xmit")
@@ -36,7 +41,7 @@ int packet_sent(struct bpf_raw_tracepoint_args *ctx)
 	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
-	hist = tpkit_lookup_or_zero(active, &key, &empty_hist);
+	hist = tpkit_lookup_or_zero(active, &key, &empty_hist, &tpkit_missed);
 	if (hist)
 		tpkit_log2_hist_add(hist, (__u32)ctx->args[3]);
 	return 0;

@@ -16,6 +16,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 #define PF_KTHREAD 0x00200000 /* include/linux/sched.h: a kernel thread */
 
 const volatile bool user_threads_only = false;
@@ -29,7 +32,7 @@ const volatile __u64 max_block_us = (__u64)-1;
  * (bcc's --state). */
 const volatile __s64 state_filter = -1;
 
-TPKIT_TIMING_MAP(starts, __u32);
+TPKIT_TIMING_MAP(__u32) starts SEC(".maps");
 
 /* Where each blocked thread went off-CPU, until it runs again. */
 struct {
@@ -39,7 +42,7 @@ struct {
 	__type(value, struct offcputime_key);
 } blocked SEC(".maps");
 
-TPKIT_STACK_MAP(stacks, OFFCPUTIME_MAX_STACK_DEPTH);
+TPKIT_STACK_MAP(OFFCPUTIME_MAX_STACK_DEPTH) stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -89,7 +92,7 @@ static __always_inline void switched_out(struct bpf_raw_tracepoint_args *ctx, st
 		tpkit_count(&tpkit_missed);
 		return;
 	}
-	tpkit_timing_start(&starts, &tid);
+	tpkit_timing_start(&starts, &tid, &tpkit_missed);
 }
 
 static __always_inline void switched_in(struct task_struct *next)
@@ -108,7 +111,7 @@ static __always_inline void switched_in(struct task_struct *next)
 	if (!key)
 		return;
 	if (timed && ns / 1000 >= min_block_us && ns / 1000 <= max_block_us) {
-		value = tpkit_lookup_or_init(&offcpu, key, &zero);
+		value = tpkit_lookup_or_init(&offcpu, key, &zero, &tpkit_missed);
 		if (value) {
 			__sync_fetch_and_add(&value->total_ns, ns);
 			__sync_fetch_and_add(&value->count, 1);

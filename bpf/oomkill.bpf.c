@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every OOM kill, from oom:mark_victim, which fires once per task the OOM killer marks.
-//
-// Two programs see each call: the classic tracepoint reads the record, with the victim's memory
-// figures exactly as the kernel computed them (fields a kernel lacks stay absent); the raw
-// tracepoint reads the victim's task_struct, which alone gives its tgid (the record's pid is the
-// marked thread's id). Both run one after the other on the same CPU, with preemption off,
-// inside one trace_mark_victim() call, in an order that depends on attach history: whichever
-// runs first leaves its half in a per-CPU slot, the second completes and emits the event.
+/* Every OOM kill, from oom:mark_victim, which fires once per task the OOM killer marks.
+ *
+ * Two programs see each call: the classic tracepoint reads the record, with the victim's memory
+ * figures exactly as the kernel computed them (fields a kernel lacks stay absent); the raw
+ * tracepoint reads the victim's task_struct, which alone gives its tgid (the record's pid is the
+ * marked thread's id). Both run one after the other on the same CPU, with preemption off,
+ * inside one trace_mark_victim() call, in an order that depends on attach history: whichever
+ * runs first leaves its half in a per-CPU slot, the second completes and emits the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -16,6 +16,11 @@
 #include <tpkit/tp/oom.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 #define HALF_RECORD 1
 #define HALF_TASK 2

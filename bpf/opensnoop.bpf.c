@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every open, openat and openat2 with its path, flags and result: the entry keeps the arguments,
-// the return reads the path (the kernel has just read it too) and sends the event.
+/* Every open, openat and openat2 with its path, flags and result: the entry keeps the arguments,
+ * the return reads the path (the kernel has just read it too) and sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -12,18 +12,23 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 #define AT_FDCWD -100
 
 const volatile bool failed_only = false; /* -x */
 const volatile bool full_path = false;   /* -F */
 
-TPKIT_CALL_MAP(open_calls, struct tpkit_path_call);
-TPKIT_SCRATCH(scratch, struct opensnoop_event);
+TPKIT_CALL_MAP(struct tpkit_path_call) open_calls SEC(".maps");
+TPKIT_SCRATCH(struct opensnoop_event) scratch SEC(".maps");
 
 static __always_inline int call_entry(__u32 id, __s32 dfd, const char *path, __u64 flags,
 				      __u64 mode)
 {
-	return tpkit_path_call_enter(&open_calls, id, dfd, path, flags, mode);
+	return tpkit_path_call_enter(&open_calls, id, dfd, path, flags, mode, &tpkit_drops);
 }
 
 /* -F: walking up from a directory to the task's root, a name (or a mount crossing) a step. The

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Signals as the kernel generates them (signal:signal_generate), or with -k as kill(),
-// tkill() and tgkill() send them, with each call's result (syscalls:sys_enter_* and
-// sys_exit_*). sigsnoop and killsnoop load this one object.
+/* Signals as the kernel generates them (signal:signal_generate), or with -k as kill(),
+ * tkill() and tgkill() send them, with each call's result (syscalls:sys_enter_* and
+ * sys_exit_*). sigsnoop and killsnoop load this one object. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "sigsnoop.h"
@@ -10,6 +10,11 @@
 #include <tpkit/tp/signal.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 const volatile bool kill_calls = false;  /* -k: the calls, not signal_generate */
 const volatile bool failed_only = false; /* -x */

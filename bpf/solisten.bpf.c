@@ -17,6 +17,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 #define LISTEN_CALL 1
 
 struct listen_call {
@@ -26,7 +31,7 @@ struct listen_call {
 	__s32 backlog;
 };
 
-TPKIT_CALL_MAP(listen_calls, struct listen_call);
+TPKIT_CALL_MAP(struct listen_call) listen_calls SEC(".maps");
 
 SEC("tracepoint/syscalls/sys_enter_listen")
 int listen_entry(void *ctx)
@@ -35,7 +40,7 @@ int listen_entry(void *ctx)
 
 	if (!tpkit_current_selected())
 		return 0;
-	c = tpkit_call_enter(&listen_calls, LISTEN_CALL);
+	c = tpkit_call_enter(&listen_calls, LISTEN_CALL, &tpkit_drops);
 	if (!c)
 		return 0;
 	c->sk = NULL;

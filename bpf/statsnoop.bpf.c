@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every statfs, stat, lstat, newfstatat and statx with its path and result: the entry keeps the
-// arguments, the return reads the path (the kernel has just read it too) and sends the event.
+/* Every statfs, stat, lstat, newfstatat and statx with its path and result: the entry keeps the
+ * arguments, the return reads the path (the kernel has just read it too) and sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "statsnoop.h"
@@ -11,16 +11,21 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 #define AT_FDCWD -100
 
 const volatile bool failed_only = false; /* -x */
 
-TPKIT_CALL_MAP(stat_calls, struct tpkit_path_call);
-TPKIT_SCRATCH(scratch, struct statsnoop_event);
+TPKIT_CALL_MAP(struct tpkit_path_call) stat_calls SEC(".maps");
+TPKIT_SCRATCH(struct statsnoop_event) scratch SEC(".maps");
 
 static __always_inline int call_entry(__u32 id, __s32 dfd, const char *path, __u32 flags)
 {
-	return tpkit_path_call_enter(&stat_calls, id, dfd, path, flags, 0);
+	return tpkit_path_call_enter(&stat_calls, id, dfd, path, flags, 0, &tpkit_drops);
 }
 
 static __always_inline int call_return(void *ctx, __u32 id, __s64 ret)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// The sync family of syscalls as they are entered: sync, syncfs, fsync, fdatasync, msync,
-// sync_file_range, with their arguments.
+/* The sync family of syscalls as they are entered: sync, syncfs, fsync, fdatasync, msync,
+ * sync_file_range, with their arguments. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "syncsnoop.h"
@@ -9,6 +9,11 @@
 #include <tpkit/tp/syscalls_sync.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 static __always_inline int emit_call(void *ctx, __s32 nr, __s32 fd, __u64 offset, __u64 nbytes,
 				     __u64 flags)

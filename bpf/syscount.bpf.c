@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Every syscall of the machine counted in the kernel, by syscall or by process, from the raw
-// tracepoints sys_enter and sys_exit: raw, because they run for every syscall and a raw
-// tracepoint skips building the trace record that a classic one fills first.
-//
-// No CO-RE relocation: libbpf then need not load the kernel's BTF, which would take ~11 MiB and
-// most of the start-up. The arguments are read as the raw u64s they are, the syscall number at
-// return from pt_regs at the offset user space gives (the ptrace ABI's layout).
+/* Every syscall of the machine counted in the kernel, by syscall or by process, from the raw
+ * tracepoints sys_enter and sys_exit: raw, because they run for every syscall and a raw
+ * tracepoint skips building the trace record that a classic one fills first.
+ *
+ * No CO-RE relocation: libbpf then need not load the kernel's BTF, which would take ~11 MiB and
+ * most of the start-up. The arguments are read as the raw u64s they are, the syscall number at
+ * return from pt_regs at the offset user space gives (the ptrace ABI's layout). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/maps.bpf.h>
@@ -13,6 +13,9 @@
 #include "syscount.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
 
 const volatile bool count_by_process = false;
 const volatile bool with_latency = false;
@@ -32,7 +35,9 @@ struct {
 
 /* By process (-P): processes come and go, so a per-CPU hash keyed by process ID that user space
  * drains every interval. */
-TPKIT_SWAPPED_MAP(by_process, BPF_MAP_TYPE_PERCPU_HASH, __u32, struct syscount_value);
+TPKIT_SWAPPED_HALF(by_process, BPF_MAP_TYPE_PERCPU_HASH, __u32, struct syscount_value)
+	by_process_a SEC(".maps"), by_process_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(by_process) by_process SEC(".maps");
 
 /* -P: the calling thread's name when a CPU first counts its process in an interval; user space
  * forgets the names of exited processes, and prefers /proc's name of the main thread for those
@@ -87,7 +92,7 @@ static __always_inline struct syscount_value *process_value(void)
 		return value;
 	bpf_get_current_comm(comm, sizeof(comm));
 	bpf_map_update_elem(&process_names, &pid, comm, BPF_ANY);
-	return tpkit_lookup_or_init(active, &pid, &zero);
+	return tpkit_lookup_or_init(active, &pid, &zero, &tpkit_missed);
 }
 
 static __always_inline void count_syscall(__u32 nr, __u64 ns)

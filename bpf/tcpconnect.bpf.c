@@ -12,6 +12,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 SEC("raw_tp/inet_sock_set_state")
 int connect_start(struct bpf_raw_tracepoint_args *ctx)
 {

@@ -14,11 +14,16 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 /* Also NOT_SPECIFIED and what is not a drop (SKB_CONSUMED, SKB_NOT_DROPPED_YET). */
 const volatile bool all_reasons = false;
 const volatile bool kernel_stacks = false;
 
-TPKIT_STACK_MAP(stacks, TCPDROP_MAX_STACK_DEPTH);
+TPKIT_STACK_MAP(TCPDROP_MAX_STACK_DEPTH) stacks SEC(".maps");
 
 SEC("raw_tp/kfree_skb")
 int skb_dropped(struct bpf_raw_tracepoint_args *ctx)

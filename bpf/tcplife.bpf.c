@@ -14,8 +14,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* When each session began, keyed by its socket's address. */
-TPKIT_TIMING_MAP(births, __u64);
+TPKIT_TIMING_MAP(__u64) births SEC(".maps");
 
 /* Each session's task, keyed by its socket's address. */
 struct {

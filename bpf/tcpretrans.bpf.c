@@ -14,6 +14,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
 /* Also the retransmits that failed (--failed): by default only what the kernel sent, which is
  * what it counts in TcpRetransSegs. */
 const volatile bool tcpretrans_failed_too = false;

@@ -13,6 +13,9 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 const volatile bool split_local = false;
 const volatile bool split_remote = false;
 const volatile bool milliseconds = false;
@@ -22,8 +25,10 @@ const volatile __u8 target_laddr[16] = {};
 const volatile __u16 target_raddr_family = 0;
 const volatile __u8 target_raddr[16] = {};
 
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_PERCPU_HASH, struct tcprtt_key, struct tcprtt_value);
-TPKIT_ZERO_VALUE(empty_value, struct tcprtt_value);
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_PERCPU_HASH, struct tcprtt_key, struct tcprtt_value)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tcprtt_value) empty_value SEC(".maps");
 
 static __always_inline bool address_matches(__u16 family, const __u8 *address, __u16 target_family,
 					    const volatile __u8 *target)
@@ -82,7 +87,7 @@ int segment_received(struct bpf_raw_tracepoint_args *ctx)
 	active = TPKIT_ACTIVE_MAP(hists);
 	if (!active)
 		return 0;
-	value = tpkit_lookup_or_zero(active, &key, &empty_value);
+	value = tpkit_lookup_or_zero(active, &key, &empty_value, &tpkit_missed);
 	if (!value)
 		return 0;
 	tpkit_log2_hist_add(&value->hist, srtt);

@@ -12,8 +12,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 /* When each socket entered its current state, keyed by its address; forgotten at TCP_CLOSE. */
-TPKIT_TIMING_MAP(state_since, __u64);
+TPKIT_TIMING_MAP(__u64) state_since SEC(".maps");
 
 SEC("raw_tp/inet_sock_set_state")
 int state_change(struct bpf_raw_tracepoint_args *ctx)
@@ -30,7 +37,7 @@ int state_change(struct bpf_raw_tracepoint_args *ctx)
 	event.newstate = tpkit_inet_sock_set_state_raw_newstate(ctx);
 	event.old_state_seen = tpkit_timing_elapsed(&state_since, &key, &event.old_state_ns);
 	if (event.newstate != TCP_CLOSE)
-		tpkit_timing_start(&state_since, &key);
+		tpkit_timing_start(&state_since, &key, &tpkit_missed);
 	if (!tpkit_current_selected())
 		return 0;
 	tpkit_fill_task_header(&event.task);

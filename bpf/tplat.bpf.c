@@ -1,14 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tplat's engine: the time from a start tracepoint to an end tracepoint of the same thread, or
-// of the same value of a field of each, as a histogram (engine_hist.bpf.h). One instance of
-// this object is loaded per end: the start's instance records start times in `pending`, which
-// both share, and the end's instance takes them out and adds the time to its histograms.
+/* tplat's engine: the time from a start tracepoint to an end tracepoint of the same thread, or
+ * of the same value of a field of each, as a histogram (engine_hist.bpf.h). One instance of
+ * this object is loaded per end: the start's instance records start times in `pending`, which
+ * both share, and the end's instance takes them out and adds the time to its histograms. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/engine_hist.bpf.h>
 #include <tpkit/task.bpf.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The engine's maps (engine.bpf.h). */
+struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
+/* Unused: tplat has no syscall instances (raw_syscalls); created as in the other engines. */
+struct tpkit_syscall_events_map tpkit_syscall_events SEC(".maps");
+TPKIT_STACK_MAP(TPKIT_STACK_DEPTH) tpkit_stacks SEC(".maps");
+struct tpkit_counter_map tpkit_stack_errors SEC(".maps");
+struct tpkit_pid_comms_map tpkit_pid_comms SEC(".maps");
+/* Keys that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+/* The histograms (engine_hist.bpf.h). */
+TPKIT_ENGINE_TOTAL_MAP(struct tpkit_log2_hist) log2_total SEC(".maps");
+TPKIT_ENGINE_TOTAL_MAP(struct tpkit_loglinear_hist) loglinear_total SEC(".maps");
+TPKIT_ENGINE_TOTAL_MAP(struct tpkit_linear_hist) linear_total SEC(".maps");
+TPKIT_ENGINE_KEYED_HALF(log2_by_key, struct tpkit_log2_hist)
+	log2_by_key_a SEC(".maps"), log2_by_key_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(log2_by_key) log2_by_key SEC(".maps");
+TPKIT_ENGINE_KEYED_HALF(loglinear_by_key, struct tpkit_loglinear_hist)
+	loglinear_by_key_a SEC(".maps"), loglinear_by_key_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(loglinear_by_key) loglinear_by_key SEC(".maps");
+TPKIT_ENGINE_KEYED_HALF(linear_by_key, struct tpkit_linear_hist)
+	linear_by_key_a SEC(".maps"), linear_by_key_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(linear_by_key) linear_by_key SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_linear_hist) empty_hist SEC(".maps");
 
 #define EEXIST 17
 
@@ -36,10 +60,10 @@ struct {
 } pending SEC(".maps");
 
 /* Starts not recorded because `pending` was full: their ends find no start. */
-TPKIT_COUNTER(pending_full);
+struct tpkit_counter_map pending_full SEC(".maps");
 /* Starts that replaced a start of the same thread or value that had not ended yet: the earlier
  * one's time is lost. */
-TPKIT_COUNTER(restarts);
+struct tpkit_counter_map restarts SEC(".maps");
 
 static __always_inline __u64 match_value(void *ctx)
 {
@@ -87,7 +111,7 @@ static __always_inline void record_end(void *ctx)
 SEC("tracepoint")
 int lat_event(void *ctx)
 {
-	if (!tpkit_engine_armed || !tpkit_engine_filter(ctx))
+	if (!tpkit_engine_armed || !tpkit_engine_filter(ctx, &tpkit_filter_user_str))
 		return 0;
 	if (tplat_is_end)
 		record_end(ctx);

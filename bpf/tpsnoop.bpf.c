@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// tpsnoop's engine: sends each event of tracepoints chosen at run time, raw, with who and when;
-// user space decodes it from the format. One instance per classic event, or per group of
-// syscall events on raw_syscalls; they share the transport.
+/* tpsnoop's engine: sends each event of tracepoints chosen at run time, raw, with who and when;
+ * user space decodes it from the format. One instance per classic event, or per group of
+ * syscall events on raw_syscalls; they share the transport. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/armed.bpf.h>
@@ -18,6 +18,15 @@ const volatile struct tpkit_engine_config tpkit_config = {};
 
 #include <tpkit/record.bpf.h>
 #include <tpkit/syscall.bpf.h>
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* The engine's maps (filter.bpf.h, record.bpf.h, syscall.bpf.h). */
+struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
+struct tpkit_record_scratch_map tpkit_record_scratch SEC(".maps");
+struct tpkit_syscall_events_map tpkit_syscall_events SEC(".maps");
 
 static __always_inline void fill_header(struct tpsnoop_header *h)
 {
@@ -73,7 +82,7 @@ struct syscall_strings_copy {
 	struct tpkit_user_str strings[6];
 };
 
-TPKIT_SCRATCH(syscall_strings_scratch, struct syscall_strings_copy);
+TPKIT_SCRATCH(struct syscall_strings_copy) syscall_strings_scratch SEC(".maps");
 
 /* Sends the syscall event whose header and record are in c, with the string each bit i of mask
  * says args[i] points to. */
@@ -122,7 +131,7 @@ struct kernel_strings_copy {
 	struct tpkit_user_str strings[TPKIT_SNOOP_MAX_KERNEL_STRINGS];
 };
 
-TPKIT_SCRATCH(kernel_strings_scratch, struct kernel_strings_copy);
+TPKIT_SCRATCH(struct kernel_strings_copy) kernel_strings_scratch SEC(".maps");
 
 static __always_inline void snoop_kernel_strings(void *ctx)
 {
@@ -167,7 +176,7 @@ int snoop_event(void *ctx)
 
 	if (!tpkit_engine_armed || !tpkit_current_selected())
 		return 0;
-	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter))
+	if (tpkit_filter.len && !tpkit_filter_match(ctx, &tpkit_filter, &tpkit_filter_user_str))
 		return 0;
 	if (tpkit_config.user_strings) {
 		snoop_classic_strings(ctx);
@@ -181,7 +190,7 @@ int snoop_event(void *ctx)
 		snoop_fixed_to_ring(ctx);
 		return 0;
 	}
-	r = tpkit_copy_record(ctx);
+	r = tpkit_copy_record(ctx, &tpkit_record_scratch);
 	if (!r)
 		return 0;
 	fill_header(&r->header);
@@ -208,10 +217,11 @@ int snoop_syscall(__u64 *ctx)
 
 	if (!tpkit_engine_armed)
 		return 0;
-	event = tpkit_syscall_event(ctx, &c.record);
+	event = tpkit_syscall_event(ctx, &c.record, &tpkit_syscall_events);
 	if (!event || !tpkit_current_selected())
 		return 0;
-	if (tpkit_filter.len && !tpkit_filter_match(&c.record, &tpkit_filter))
+	if (tpkit_filter.len &&
+	    !tpkit_filter_match(&c.record, &tpkit_filter, &tpkit_filter_user_str))
 		return 0;
 	if (event->user_strings) {
 		struct syscall_strings_copy *s = tpkit_scratch(&syscall_strings_scratch);

@@ -14,16 +14,21 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
 const volatile bool milliseconds = false;
 /* -w FUNC: only work items running one of these functions (none set: every function). */
 const volatile __u32 target_function_count = 0;
 const volatile __u64 target_functions[WQLAT_MAX_FUNCTIONS] = {};
 
 /* When each queued work item was queued, keyed by its address. */
-TPKIT_TIMING_MAP(queued_at, __u64);
+TPKIT_TIMING_MAP(__u64) queued_at SEC(".maps");
 /* Hundreds of work functions: one copy every CPU shares (atomic adds) rather than one per CPU. */
-TPKIT_SWAPPED_MAP(hists, BPF_MAP_TYPE_HASH, struct wqlat_key, struct tpkit_log2_hist);
-TPKIT_ZERO_VALUE(empty_hist, struct tpkit_log2_hist);
+TPKIT_SWAPPED_HALF(hists, BPF_MAP_TYPE_HASH, struct wqlat_key, struct tpkit_log2_hist)
+	hists_a SEC(".maps"), hists_b SEC(".maps");
+TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
+TPKIT_ZERO_VALUE(struct tpkit_log2_hist) empty_hist SEC(".maps");
 
 static __always_inline bool function_selected(__u64 function)
 {
@@ -45,7 +50,7 @@ int queue_work(struct bpf_raw_tracepoint_args *ctx)
 	__u64 key = (__u64)work;
 
 	if (tpkit_current_selected() && function_selected((__u64)BPF_CORE_READ(work, func)))
-		tpkit_timing_start(&queued_at, &key);
+		tpkit_timing_start(&queued_at, &key, &tpkit_missed);
 	return 0;
 }
 
@@ -64,7 +69,7 @@ int execute_start(struct bpf_raw_tracepoint_args *ctx)
 	if (!active)
 		return 0;
 	hist_key.function = (__u64)BPF_CORE_READ(work, func);
-	hist = tpkit_lookup_or_zero(active, &hist_key, &empty_hist);
+	hist = tpkit_lookup_or_zero(active, &hist_key, &empty_hist, &tpkit_missed);
 	if (hist)
 		tpkit_log2_hist_add_atomic(hist, milliseconds ? ns / 1000000 : ns / 1000);
 	return 0;

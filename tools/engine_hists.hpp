@@ -40,8 +40,8 @@ inline std::string time_unit_name(std::string_view unit)
 
 class EngineHists {
 public:
-    // The keyed maps of the layout in use, in a skeleton whose BPF program includes
-    // engine_hist.bpf.h.
+    // The keyed maps of the layout in use, in a skeleton whose BPF program has engine_hist.bpf.h's
+    // maps.
     template <class Skel>
     static SwappedMap keyed_maps(Skel& skel, std::uint8_t layout)
     {

@@ -24,7 +24,7 @@ namespace tpkit {
 
 class EngineKeyLabels {
 public:
-    // Before load: the stack map of a skeleton whose program includes engine.bpf.h holds
+    // Before load: the stack map of a skeleton whose program has engine.bpf.h's maps holds
     // `stacks` distinct stacks when KEY has one (else one entry), and with `pid_comms`, the
     // comms of up to `keys` processes of a key with a pid and no comm are kept for the headings.
     template <class Skel>

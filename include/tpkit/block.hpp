@@ -36,8 +36,8 @@ void apply_disk_filter(Skel& skel, const std::string& disk)
         device.dev;
 }
 
-// Before load, for tools with block.bpf.h's TPKIT_REQUEST_SUBMISSION_PROGRAMS: io_start loads
-// only where the kernel has block_io_start (6.5 and later).
+// Before load, for tools that follow requests from their submission (block.bpf.h): their program
+// io_start loads only where the kernel has block_io_start (6.5 and later).
 template <class Skel>
 void follow_requests_from_submission(Skel& skel)
 {

@@ -48,7 +48,7 @@ enum class Drain { interval, last };
 // delete is lost, so a map that programs keep updating is drained through SwappedMap.
 std::vector<KeyedCounters> drain_keyed_counters(bpf_map* map, DrainCalls calls = DrainCalls::batches);
 
-// The two halves of a TPKIT_SWAPPED_MAP (bpf/include/tpkit/maps.bpf.h) and the array of maps
+// The two halves of a swapped map (bpf/include/tpkit/maps.bpf.h) and the array of maps
 // that names the half BPF updates now: drains keyed counters exactly while BPF keeps counting.
 class SwappedMap {
 public:

@@ -21,7 +21,7 @@ Transport choose_transport(bool perf_buffer_requested);
 
 const char* transport_name(Transport transport);
 
-// The maps every streaming BPF object gets from emit.bpf.h.
+// The maps every streaming BPF object defines for emit.bpf.h.
 struct TransportMaps {
     bpf_map* ringbuf;
     bpf_map* perfbuf;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for the filter evaluator: attached at run time to any classic tracepoint, it runs
-// tpkit_filter_match() on each event of one process (or of every process) and sends the raw
-// record with the verdict, so that a test can check the verdict against the user-space evaluator
-// and the kernel's filter.
+/* Test program for the filter evaluator: attached at run time to any classic tracepoint, it runs
+ * tpkit_filter_match() on each event of one process (or of every process) and sends the raw
+ * record with the verdict, so that a test can check the verdict against the user-space evaluator
+ * and the kernel's filter. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/filter.bpf.h>
@@ -23,6 +23,9 @@ struct {
 	__uint(max_entries, 1 << 20);
 } samples SEC(".maps");
 
+/* The evaluator's buffer for user strings (filter.bpf.h). */
+struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
+
 SEC("tracepoint")
 int filter_probe(void *ctx)
 {
@@ -41,7 +44,7 @@ int filter_probe(void *ctx)
 	bpf_probe_read_kernel(s->record, size, ctx);
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->cpu = bpf_get_smp_processor_id();
-	s->verdict = tpkit_filter_match(ctx, &tpkit_filter);
+	s->verdict = tpkit_filter_match(ctx, &tpkit_filter, &tpkit_filter_user_str);
 	bpf_ringbuf_submit(s, 0);
 	return 0;
 }

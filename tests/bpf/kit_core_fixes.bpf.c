@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for core_fixes.bpf.h: prev's state at every switch away from the selected thread
-// (a raw tracepoint), as the argument gives it and as task_struct holds it, and which layout of
-// sched_switch's arguments this kernel's BTF has.
+/* Test program for core_fixes.bpf.h: prev's state at every switch away from the selected thread
+ * (a raw tracepoint), as the argument gives it and as task_struct holds it, and which layout of
+ * sched_switch's arguments this kernel's BTF has. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -10,6 +10,11 @@
 #include "kit_core_fixes.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
 
 const volatile __u32 target_tid = 0;
 

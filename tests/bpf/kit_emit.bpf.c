@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for emit.bpf.h's events of varying size: the path of each openat(2) of the
-// selected thread, built in a scratch buffer and sent as long as it is, through the ring buffer
-// or the perf buffer (as user space chose).
+/* Test program for emit.bpf.h's events of varying size: the path of each openat(2) of the
+ * selected thread, built in a scratch buffer and sent as long as it is, through the ring buffer
+ * or the perf buffer (as user space chose). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
@@ -10,7 +10,12 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-TPKIT_SCRATCH(event_scratch, struct kit_emit_event);
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+
+TPKIT_SCRATCH(struct kit_emit_event) event_scratch SEC(".maps");
 
 SEC("tracepoint/syscalls/sys_enter_openat")
 int openat_enter(struct syscall_trace_enter *ctx)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Test program for timing.bpf.h: how long each nanosleep of the selected process took, from
-// sys_enter_nanosleep to sys_exit_nanosleep, keyed by tid.
+/* Test program for timing.bpf.h: how long each nanosleep of the selected process took, from
+ * sys_enter_nanosleep to sys_exit_nanosleep, keyed by tid. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/emit.bpf.h>
@@ -10,7 +10,14 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-TPKIT_TIMING_MAP(sleep_starts, __u32);
+/* Where events go, and those lost on the way (emit.bpf.h). */
+struct tpkit_ringbuf_map tpkit_ringbuf SEC(".maps");
+struct tpkit_perfbuf_map tpkit_perfbuf SEC(".maps");
+struct tpkit_counter_map tpkit_drops SEC(".maps");
+/* Entries that found their map full (maps.bpf.h). */
+struct tpkit_counter_map tpkit_missed SEC(".maps");
+
+TPKIT_TIMING_MAP(__u32) sleep_starts SEC(".maps");
 
 SEC("tracepoint/syscalls/sys_enter_nanosleep")
 int nanosleep_enter(void *ctx)
@@ -18,7 +25,7 @@ int nanosleep_enter(void *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (tpkit_current_selected())
-		tpkit_timing_start(&sleep_starts, &tid);
+		tpkit_timing_start(&sleep_starts, &tid, &tpkit_missed);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Forks seen through the generated, flavoured sched_process_fork getters (tpkit/tp/sched.h):
-// the same object reads comm inline on 6.1 and through __data_loc on 6.18.
+/* Forks seen through the generated, flavoured sched_process_fork getters (tpkit/tp/sched.h):
+ * the same object reads comm inline on 6.1 and through __data_loc on 6.18. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <tpkit/tp/sched.h>

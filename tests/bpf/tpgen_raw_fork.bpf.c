@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-// Forks seen through the generated raw tracepoint arguments (tpkit/tp/sched_raw.h): the parent's
-// comm, the child's pid, tgid and comm read from their task_structs.
+/* Forks seen through the generated raw tracepoint arguments (tpkit/tp/sched_raw.h): the parent's
+ * comm, the child's pid, tgid and comm read from their task_structs. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>

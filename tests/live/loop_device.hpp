@@ -54,8 +54,8 @@ std::unique_ptr<ToolRun> start_attached(const std::string& tool, std::vector<std
                                         std::size_t links);
 
 // The links of a tool that follows requests from their submission (block.bpf.h's
-// TPKIT_REQUEST_SUBMISSION_PROGRAMS): block_rq_insert, _issue, _complete, and block_io_start
-// where the kernel has it.
+// tpkit_request_submitted): block_rq_insert, _issue, _complete, and block_io_start where the
+// kernel has it.
 std::size_t request_tracking_links();
 
 // This process's command name, as the kernel keeps it.

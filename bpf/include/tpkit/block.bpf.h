@@ -112,8 +112,8 @@ static __always_inline bool tpkit_request_scheduled(struct request *rq)
 	return BPF_CORE_READ(rq, q, elevator) != NULL;
 }
 
-/* What a tool keeps of a request in flight (TPKIT_REQUEST_MAP, keyed by the request's address):
- * the task that submitted it, and when it was queued and issued (0: not seen). */
+/* What a tool keeps of a request in flight (a struct tpkit_request_map, keyed by the request's
+ * address): the task that submitted it, and when it was queued and issued (0: not seen). */
 struct tpkit_request_start {
 	__u64 queued_ns;
 	__u64 issued_ns;
@@ -122,18 +122,27 @@ struct tpkit_request_start {
 	char comm[TPKIT_COMM_LEN];
 };
 
-#define TPKIT_REQUEST_MAP(name)                                   \
-	struct {                                                  \
-		__uint(type, BPF_MAP_TYPE_HASH);                  \
-		__uint(max_entries, TPKIT_TIMING_MAX_ENTRIES);    \
-		__type(key, __u64);                               \
-		__type(value, struct tpkit_request_start);        \
-	} name SEC(".maps")
+struct tpkit_request_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TPKIT_TIMING_MAX_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct tpkit_request_start);
+};
+
+/* How a tool follows requests from their submission to their completion, in
+ *
+ *	struct tpkit_request_map requests SEC(".maps");
+ *
+ * its program on block_io_start (loaded only where the kernel has that event:
+ * tpkit::follow_requests_from_submission() in user space) calls
+ * tpkit_request_submitted(&requests, rq, &tpkit_missed), those on block_rq_insert and
+ * block_rq_issue tpkit_request_step(&requests, rq, false or true, &tpkit_missed), and the one on
+ * block_rq_complete tpkit_request_completed(). */
 
 /* A new request, submitted by the current task: block_io_start (6.5+) runs in that task. Requests
  * of other disks, or whose task the filters leave out, are forgotten. A full map is counted in
- * tpkit_missed. */
-static __always_inline void tpkit_request_submitted(void *map, struct request *rq)
+ * missed. */
+static __always_inline void tpkit_request_submitted(void *map, struct request *rq, void *missed)
 {
 	struct tpkit_request_start start = {};
 	__u64 key = (__u64)rq, id;
@@ -147,7 +156,7 @@ static __always_inline void tpkit_request_submitted(void *map, struct request *r
 	start.tid = (__u32)id;
 	bpf_get_current_comm(start.comm, sizeof(start.comm));
 	if (bpf_map_update_elem(map, &key, &start, BPF_ANY))
-		tpkit_count(&tpkit_missed);
+		tpkit_count(missed);
 }
 
 /* block_rq_insert (issued: false) or block_rq_issue (true) of a request. A record already issued,
@@ -155,13 +164,14 @@ static __always_inline void tpkit_request_submitted(void *map, struct request *r
  * merged away, never completed), and where the kernel has no block_io_start every request starts
  * here: then the current task is taken as its submitter, which it is for I/O inserted or issued
  * by the task that submits it, not for I/O a kernel worker dispatches later. */
-static __always_inline void tpkit_request_step(void *map, struct request *rq, bool issued)
+static __always_inline void tpkit_request_step(void *map, struct request *rq, bool issued,
+					       void *missed)
 {
 	__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
 	struct tpkit_request_start *start = bpf_map_lookup_elem(map, &key);
 
 	if (!start || start->issued_ns || (!issued && start->queued_ns)) {
-		tpkit_request_submitted(map, rq);
+		tpkit_request_submitted(map, rq, missed);
 		start = bpf_map_lookup_elem(map, &key);
 		if (!start)
 			return;
@@ -187,32 +197,5 @@ static __always_inline bool tpkit_request_completed(void *map, struct request *r
 		bpf_map_delete_elem(map, &key);
 	return out->issued_ns != 0;
 }
-
-/* The programs that follow requests into `map` (a TPKIT_REQUEST_MAP) from their submission:
- * io_start on block_io_start (loaded only where the kernel has that event:
- * tpkit::follow_requests_from_submission() in user space) and rq_insert on block_rq_insert.
- * The tool adds an rq_issue that calls tpkit_request_step(map, rq, true) (TPKIT_REQUEST_ISSUE_PROGRAM where it
- * does nothing else), and its rq_complete, which calls tpkit_request_completed(). */
-#define TPKIT_REQUEST_SUBMISSION_PROGRAMS(map)                                      \
-	SEC("raw_tp/block_io_start")                                                \
-	int io_start(struct bpf_raw_tracepoint_args *ctx)                           \
-	{                                                                           \
-		tpkit_request_submitted(&map, (struct request *)ctx->args[0]);      \
-		return 0;                                                           \
-	}                                                                           \
-	SEC("raw_tp/block_rq_insert")                                               \
-	int rq_insert(struct bpf_raw_tracepoint_args *ctx)                          \
-	{                                                                           \
-		tpkit_request_step(&map, (struct request *)ctx->args[0], false);    \
-		return 0;                                                           \
-	}
-
-#define TPKIT_REQUEST_ISSUE_PROGRAM(map)                                            \
-	SEC("raw_tp/block_rq_issue")                                                \
-	int rq_issue(struct bpf_raw_tracepoint_args *ctx)                           \
-	{                                                                           \
-		tpkit_request_step(&map, (struct request *)ctx->args[0], true);     \
-		return 0;                                                           \
-	}
 
 #endif

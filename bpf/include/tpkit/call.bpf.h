@@ -9,22 +9,24 @@
  *		const char *path;
  *		...
  *	};
- *	TPKIT_CALL_MAP(open_calls, struct open_call);
+ *	TPKIT_CALL_MAP(struct open_call) open_calls SEC(".maps");
  *
- *	at the entry:  struct open_call *c = tpkit_call_enter(&open_calls, OPEN_CALL);
+ *	at the entry:  struct open_call *c =
+ *	                       tpkit_call_enter(&open_calls, OPEN_CALL, &tpkit_drops);
  *	               if (c) c->path = ...;
  *	at the return: struct open_call *c = tpkit_call_return(&open_calls, OPEN_CALL);
  *	               if (c) ... the entry's fields, the return value from the exit's context
  *	in between:    tpkit_call_current(&open_calls, OPEN_CALL), at an event inside the call
  *
  * The value is the thread's from one call to the next: the entry sets every field it uses. An
- * entry that finds no memory for the value is counted in tpkit_drops: its event is lost. A large
- * value (an event built at the entry, up to 64 KiB) is given back with tpkit_call_forget().
+ * entry that finds no memory for the value is counted in `drops` (the tool's tpkit_drops,
+ * emit.bpf.h): its event is lost. A large value (an event built at the entry, up to 64 KiB) is
+ * given back with tpkit_call_forget().
  *
  * tpkit_read_user_str() (user_str.bpf.h) reads a call's string argument (a path, an argument of
  * argv) and says whether it was cut.
  *
- * Calls on a path (open, stat, …) keep the same arguments: TPKIT_CALL_MAP(calls, struct
+ * Calls on a path (open, stat, …) keep the same arguments: TPKIT_CALL_MAP(struct
  * tpkit_path_call), tpkit_path_call_enter() at the entry, tpkit_path_call_return() at the
  * return, and tpkit_read_user_path() into the event. */
 #ifndef TPKIT_CALL_BPF_H
@@ -41,22 +43,23 @@ struct tpkit_call {
 	__u32 reserved;
 };
 
-#define TPKIT_CALL_MAP(name, value_type)                     \
+#define TPKIT_CALL_MAP(value_type)                           \
 	struct {                                             \
 		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);     \
 		__uint(map_flags, BPF_F_NO_PREALLOC);        \
 		__type(key, int);                            \
 		__type(value, value_type);                   \
-	} name SEC(".maps")
+	}
 
-/* The current thread's value with call `id` (not 0) in progress, NULL when there is no memory. */
-static __always_inline void *tpkit_call_enter(void *map, __u32 id)
+/* The current thread's value with call `id` (not 0) in progress, NULL (counted in drops) when
+ * there is no memory. */
+static __always_inline void *tpkit_call_enter(void *map, __u32 id, void *drops)
 {
 	struct tpkit_call *call = bpf_task_storage_get(map, bpf_get_current_task_btf(), 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (!call) {
-		tpkit_count(&tpkit_drops);
+		tpkit_count(drops);
 		return 0;
 	}
 	call->start_ns = bpf_ktime_get_ns();
@@ -113,13 +116,13 @@ struct tpkit_path_call {
 
 /* At the entry of call `id` by a selected task (-p, -t, -u, --cgroup, --comm): its arguments. */
 static __always_inline int tpkit_path_call_enter(void *map, __u32 id, __s32 dfd, const char *path,
-						 __u64 flags, __u64 mode)
+						 __u64 flags, __u64 mode, void *drops)
 {
 	struct tpkit_path_call *c;
 
 	if (!tpkit_current_selected())
 		return 0;
-	c = tpkit_call_enter(map, id);
+	c = tpkit_call_enter(map, id, drops);
 	if (!c)
 		return 0;
 	c->path = path;

@@ -5,11 +5,12 @@
  * Usage, in an engine's .bpf.c (user space fills the variable between open and load):
  *
  *	const volatile struct tpkit_filter_prog tpkit_filter = {};
+ *	struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
  *
  *	SEC("tracepoint")
  *	int handle(void *ctx)
  *	{
- *		if (!tpkit_filter_match(ctx, &tpkit_filter))
+ *		if (!tpkit_filter_match(ctx, &tpkit_filter, &tpkit_filter_user_str))
  *			return 0;
  *		...
  *	}
@@ -30,16 +31,17 @@
 #include <tpkit/filter.h>
 
 /* The user string a predicate compares (TPKIT_FILTER_SRC_STR_USER): too large for the stack
- * beside the evaluator's own buffers. */
+ * beside the evaluator's own buffers, it is read into a per-CPU map, the `user_str` the
+ * functions below take. */
 struct tpkit_filter_user_str {
 	char text[TPKIT_USER_STR_MAX];
 };
-struct {
+struct tpkit_filter_user_str_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tpkit_filter_user_str);
-} tpkit_filter_user_str SEC(".maps");
+};
 
 /* min(n, max) in a register the verifier knows is bounded. 64-bit, because a 32-bit value is
  * compared through a zero-extended copy whose bounds never reach the original; the barrier keeps
@@ -206,7 +208,8 @@ static __always_inline bool tpkit_filter_automaton(const void *str, __u64 n, boo
 
 static __always_inline bool tpkit_filter_string(void *ctx,
 						const volatile struct tpkit_filter_prog *prog,
-						const volatile struct tpkit_filter_insn *insn)
+						const volatile struct tpkit_filter_insn *insn,
+						void *user_str)
 {
 	char comm[TPKIT_FILTER_COMM_LEN] = {};
 	const void *str = ctx + insn->offset;
@@ -232,7 +235,7 @@ static __always_inline bool tpkit_filter_string(void *ctx,
 		__u64 ptr = 0;
 		long n;
 
-		buf = bpf_map_lookup_elem(&tpkit_filter_user_str, &zero);
+		buf = bpf_map_lookup_elem(user_str, &zero);
 		if (!buf)
 			return false;
 		bpf_probe_read_kernel(&ptr, sizeof(ptr), ctx + insn->offset);
@@ -275,7 +278,9 @@ static __always_inline bool tpkit_filter_string(void *ctx,
  * and merges paths that meet at the same pc. A separate step counter would keep states that
  * reach the same pc after different numbers of steps apart, and the largest programs would
  * exceed the verifier's 1M-instruction budget. */
-static __always_inline bool tpkit_filter_match(void *ctx, const volatile struct tpkit_filter_prog *prog)
+static __always_inline bool tpkit_filter_match(void *ctx,
+					       const volatile struct tpkit_filter_prog *prog,
+					       void *user_str)
 {
 	__u32 len = prog->len, pc = 0;
 
@@ -289,7 +294,7 @@ static __always_inline bool tpkit_filter_match(void *ctx, const volatile struct 
 		if (tpkit_filter_is_number(insn->source))
 			holds = tpkit_filter_compare(insn, tpkit_filter_number(ctx, prog, insn));
 		else
-			holds = tpkit_filter_string(ctx, prog, insn);
+			holds = tpkit_filter_string(ctx, prog, insn, user_str);
 		next = holds == insn->branch_on ? insn->target : pc + 1;
 		if (next <= pc)
 			return false; /* malformed: never loop */

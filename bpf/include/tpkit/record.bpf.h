@@ -4,7 +4,10 @@
  * filled in the header yet (the first 8 bytes hold a pt_regs pointer): the copy gets common_type
  * and common_pid as the kernel will write them, and zero for common_flags and
  * common_preempt_count, which BPF cannot know (tpsnoop refuses to print them). The engine's
- * rodata must be named tpkit_config (struct tpkit_engine_config). */
+ * rodata must be named tpkit_config (struct tpkit_engine_config). The buffer is the tool's:
+ *
+ *	struct tpkit_record_scratch_map tpkit_record_scratch SEC(".maps");
+ */
 #ifndef TPKIT_RECORD_BPF_H
 #define TPKIT_RECORD_BPF_H
 
@@ -17,12 +20,12 @@ struct tpkit_record_copy {
 };
 
 /* Too large for the stack. */
-struct {
+struct tpkit_record_scratch_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tpkit_record_copy);
-} tpkit_record_scratch SEC(".maps");
+};
 
 /* Header layout of every kernel: u16 type, u8 flags, u8 preempt_count, s32 pid. */
 struct tpkit_common_header {
@@ -81,13 +84,14 @@ static __always_inline void tpkit_copy_record_into(void *ctx, struct tpkit_recor
 	}
 }
 
-/* Copies the current record into the per-CPU buffer; NULL if it cannot. */
-static __always_inline struct tpkit_record_copy *tpkit_copy_record(void *ctx)
+/* Copies the current record into this CPU's buffer in `scratch` (a struct
+ * tpkit_record_scratch_map); NULL if it cannot. */
+static __always_inline struct tpkit_record_copy *tpkit_copy_record(void *ctx, void *scratch)
 {
 	struct tpkit_record_copy *r;
 	__u32 zero = 0;
 
-	r = bpf_map_lookup_elem(&tpkit_record_scratch, &zero);
+	r = bpf_map_lookup_elem(scratch, &zero);
 	if (r)
 		tpkit_copy_record_into(ctx, r);
 	return r;

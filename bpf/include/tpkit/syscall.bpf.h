@@ -9,7 +9,11 @@
  * tasks (x86's in_32bit_syscall(): TS_COMPAT, or x32's number bit), and so does this.
  *
  * x86-64 only (its registers and thread_info); user space attaches the classic events
- * elsewhere. The engine's rodata must be named tpkit_config (struct tpkit_engine_config). */
+ * elsewhere. The engine's rodata must be named tpkit_config (struct tpkit_engine_config), and
+ * its map of the events, which user space fills, tpkit_syscall_events:
+ *
+ *	struct tpkit_syscall_events_map tpkit_syscall_events SEC(".maps");
+ */
 #ifndef TPKIT_SYSCALL_BPF_H
 #define TPKIT_SYSCALL_BPF_H
 
@@ -17,12 +21,12 @@
 #include <tpkit/engine.h>
 
 /* Indexed by syscall number; sized to TPKIT_SYSCALL_NR_MAX by raw instances, 1 otherwise. */
-struct {
+struct tpkit_syscall_events_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct tpkit_syscall_event);
-} tpkit_syscall_events SEC(".maps");
+};
 
 #if defined(__TARGET_ARCH_x86)
 /* Read through BTF pointers (bpf_get_current_task_btf, bpf_task_pt_regs: 5.15+), plain loads
@@ -46,11 +50,12 @@ struct {
 
 #define tpkit_word_at(base, offset) (*(__u64 *)((void *)(base) + (offset)))
 
-/* The traced event this raw_syscalls event is, with its record built into rec (zero-filled by
- * the caller): the number, the arguments something reads (tpkit_config.syscall_args), or the
- * return value. NULL when the syscall is not one of the run's events. */
+/* The traced event this raw_syscalls event is, in `events` (a struct tpkit_syscall_events_map),
+ * with its record built into rec (zero-filled by the caller): the number, the arguments something
+ * reads (tpkit_config.syscall_args), or the return value. NULL when the syscall is not one of the
+ * run's events. */
 static __always_inline const struct tpkit_syscall_event *
-tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
+tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec, void *events)
 {
 	const struct tpkit_syscall_event *event;
 	__u64 nr = ctx[1]; /* sys_enter: the number; sys_exit: the return value */
@@ -67,7 +72,7 @@ tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
 	if (nr >= TPKIT_SYSCALL_NR_MAX) /* -1 (no syscall), x32 */
 		return 0;
 	key = nr;
-	event = bpf_map_lookup_elem(&tpkit_syscall_events, &key);
+	event = bpf_map_lookup_elem(events, &key);
 	if (!event || !event->traced)
 		return 0;
 	if (!task)
@@ -96,7 +101,7 @@ tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
 }
 #else
 static __always_inline const struct tpkit_syscall_event *
-tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec)
+tpkit_syscall_event(__u64 *ctx, struct tpkit_syscall_record *rec, void *events)
 {
 	return 0;
 }
