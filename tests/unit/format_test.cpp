@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/format.hpp"
+#include "tpkit/kernel/format.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <tpkit/filter.bpf.h>
 #include <tpkit/stack.bpf.h>
 
-/* Set by user space between open and load (src/engine.cpp computes them from the format). */
+/* Set by user space between open and load (src/engine/engine.cpp computes them from the format). */
 const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 
