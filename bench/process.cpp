@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <tpkit/process/clock.hpp>
 
 namespace tpbench {
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include <tpkit/process/clock.hpp>
 
 namespace tpbench {
 

@@ -8,9 +8,10 @@
 // runs and yields numbers (and that streaming counts add up exactly).
 #include "process.hpp"
 
-#include <tpkit/engine.hpp>
-#include <tpkit/json.hpp>
-#include <tpkit/tracefs.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/kernel/tracefs.hpp>
+#include <tpkit/process/clock.hpp>
+#include <tpkit/support/json.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>

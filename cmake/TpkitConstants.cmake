@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# Names of kernel constants in libtpkit (include/tpkit/constants.hpp): capabilities and the flags
+# Names of kernel constants in libtpkit (include/tpkit/kernel/constants.hpp): capabilities and the flags
 # of the mount and sync syscalls, generated at build time from the build's own headers by
 # cmake/gen-constant-tables.cmake.
 include_guard(GLOBAL)
@@ -16,4 +16,4 @@ add_custom_command(
   DEPFILE "${tpkit_constant_tables}.d"
   COMMENT "Constant tables (capabilities, mount flags) from the build's headers"
   VERBATIM)
-target_sources(tpkit PRIVATE "${tpkit_constant_tables}")
+target_sources(tpkit_kernel PRIVATE "${tpkit_constant_tables}")

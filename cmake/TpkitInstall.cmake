@@ -22,7 +22,9 @@ set(TPKIT_INSTALL_SKELDIR "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/skel")
 
 # Everything here is the component dev, the package libtpkit-dev.
 # tpgen is exported too: embedders run it at build time to generate tracepoint contexts.
-install(TARGETS tpkit tpgen EXPORT tpkitTargets
+list(TRANSFORM TPKIT_PARTS PREPEND tpkit_ OUTPUT_VARIABLE tpkit_part_targets)
+list(REMOVE_ITEM tpkit_part_targets tpkit_tpgen)
+install(TARGETS tpkit ${tpkit_part_targets} tpgen EXPORT tpkitTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT dev
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT dev)
 

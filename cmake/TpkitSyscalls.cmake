@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# The kernel's syscall names in libtpkit (include/tpkit/syscalls.hpp), generated at build time
+# The kernel's syscall names in libtpkit (include/tpkit/kernel/syscalls.hpp), generated at build time
 # from the build's own <asm/unistd_64.h> by cmake/gen-syscall-table.cmake.
 include_guard(GLOBAL)
 
@@ -19,4 +19,4 @@ add_custom_command(
           "${CMAKE_CURRENT_LIST_DIR}/syscalls-x86_64-newer.txt"
   COMMENT "Syscall table from ${TPKIT_SYSCALL_HEADER}"
   VERBATIM)
-target_sources(tpkit PRIVATE "${tpkit_syscall_table}")
+target_sources(tpkit_kernel PRIVATE "${tpkit_syscall_table}")

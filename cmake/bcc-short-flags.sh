@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# bcc-short-flags.sh BCC_GIT_DIR > src/bcc_short_flags.tsv   (a clone of iovisor/bcc; its HEAD is read)
+# bcc-short-flags.sh BCC_GIT_DIR > src/cli/bcc_short_flags.tsv   (a clone of iovisor/bcc; its HEAD is read)
 # The short flags of libbpf-tools' programs that tpkit also has, read from their argp tables
 # (`struct argp_option opts[]`): tool, letter, long name ("-" for none), argument ("-" for a
 # flag), help. killsnoop is sigsnoop's (an alias in libbpf-tools' Makefile); -V (version) is

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-# Writes the C++ tables of kernel constants' names (include/tpkit/constants.hpp) from the build's
+# Writes the C++ tables of kernel constants' names (include/tpkit/kernel/constants.hpp) from the build's
 # own headers, so that no name is ever typed by hand: the names are taken from the headers' text
 # (`#define NAME` and enum members), the values from the compiler, which includes the same
 # headers. Run by cmake/TpkitConstants.cmake at build time, with the headers read as a depfile:
@@ -88,7 +88,7 @@ string(REPLACE ";" ", " sources "${headers_read}")
 file(WRITE "${OUTPUT}.tmp"
 "// Generated from ${sources}
 // by cmake/gen-constant-tables.cmake; do not edit.
-#include \"tpkit/constants.hpp\"
+#include \"tpkit/kernel/constants.hpp\"
 
 #include <fcntl.h>
 #include <linux/capability.h>

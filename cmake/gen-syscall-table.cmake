@@ -40,7 +40,7 @@ foreach(entry IN LISTS entries)
 endforeach()
 file(WRITE "${OUTPUT}.tmp"
 "// Generated from ${HEADER} by cmake/gen-syscall-table.cmake; do not edit.
-#include \"tpkit/syscalls.hpp\"
+#include \"tpkit/kernel/syscalls.hpp\"
 
 namespace tpkit {
 namespace {

@@ -5,14 +5,14 @@
 #include "biolatency.h"
 #include "biolatency.skel.h"
 
-#include <tpkit/block.hpp>
-#include <tpkit/cli.hpp>
-#include <tpkit/collector.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/block.hpp>
+#include <tpkit/run/collector.hpp>
+#include <tpkit/run/stream.hpp>
 
 #include <fmt/core.h>
 

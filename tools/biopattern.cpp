@@ -3,12 +3,13 @@
 #include "biopattern.h"
 #include "biopattern.skel.h"
 
-#include <tpkit/block.hpp>
-#include <tpkit/cli.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/block.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/core.h>
 

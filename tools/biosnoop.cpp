@@ -3,8 +3,9 @@
 #include "biosnoop.h"
 #include "biosnoop.skel.h"
 
-#include <tpkit/block.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/run/block.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/core.h>
 

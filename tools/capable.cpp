@@ -3,9 +3,10 @@
 #include "capable.h"
 #include "capable.skel.h"
 
-#include <tpkit/constants.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/constants.hpp>
+#include <tpkit/kernel/tracefs.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 
 namespace {

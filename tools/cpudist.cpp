@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <fstream>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

@@ -4,8 +4,9 @@
 #include "drsnoop.h"
 #include "drsnoop.skel.h"
 
-#include <tpkit/stream.hpp>
-#include <tpkit/symbols.hpp>
+#include <tpkit/kernel/symbols.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <unistd.h>
 

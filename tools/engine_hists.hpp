@@ -5,9 +5,9 @@
 
 #include "engine_keys.hpp"
 
-#include <tpkit/engine.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/output/metrics.hpp>
 
 #include <fmt/core.h>
 

@@ -7,10 +7,10 @@
 
 #include "stack_symbolizer.hpp"
 
-#include <tpkit/engine.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/output/metrics.hpp>
 
 #include <bpf/bpf.h>
 #include <fmt/core.h>

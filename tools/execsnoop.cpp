@@ -4,8 +4,9 @@
 #include "execsnoop.h"
 #include "execsnoop.skel.h"
 
-#include <tpkit/json.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
+#include <tpkit/support/json.hpp>
 
 #include <fmt/format.h>
 

@@ -3,8 +3,9 @@
 #include "exitsnoop.h"
 #include "exitsnoop.skel.h"
 
-#include <tpkit/signals.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/process/signals.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <algorithm>
 

@@ -3,7 +3,8 @@
 #include "forksnoop.h"
 #include "forksnoop.skel.h"
 
-#include <tpkit/stream.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

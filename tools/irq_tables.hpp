@@ -6,13 +6,14 @@
 
 #include "softirqs.h"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/collector.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/collector.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <bpf/libbpf.h>
 #include <fmt/core.h>

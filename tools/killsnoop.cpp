@@ -2,6 +2,7 @@
 // killsnoop: the kill(), tkill() and tgkill() calls with their results — sigsnoop -k under the
 // name bcc's users type, on sigsnoop's BPF program.
 #include "sigsnoop.hpp"
+#include "tpkit/run/tool.hpp"
 
 namespace {
 

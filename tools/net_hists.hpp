@@ -5,14 +5,14 @@
 // --per-dev) and have one swapped map, hists, whose key begins with the device name.
 #pragma once
 
-#include <tpkit/cli.hpp>
-#include <tpkit/collector.hpp>
-#include <tpkit/columns.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/collector.hpp>
+#include <tpkit/run/columns.hpp>
+#include <tpkit/run/stream.hpp>
 
 #include <fmt/core.h>
 #include <net/if.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // netrxlen: a histogram of received packet lengths, counted in the kernel.
 #include "netrxlen.hpp"
+#include "tpkit/run/tool.hpp"
 
 namespace {
 

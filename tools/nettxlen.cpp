@@ -4,6 +4,7 @@
 #include "nettxlen.skel.h"
 
 #include "net_hists.hpp"
+#include "tpkit/run/tool.hpp"
 
 namespace {
 

@@ -7,15 +7,17 @@
 #include "offcputime.skel.h"
 #include "stack_symbolizer.hpp"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/engine.hpp>
-#include <tpkit/columns.hpp>
-#include <tpkit/json.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/symbols.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/kernel/symbols.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/process/clock.hpp>
+#include <tpkit/run/columns.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
+#include <tpkit/support/json.hpp>
 
 #include <bpf/bpf.h>
 #include <fmt/core.h>

@@ -4,7 +4,8 @@
 #include "oomkill.h"
 #include "oomkill.skel.h"
 
-#include <tpkit/stream.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

@@ -4,9 +4,10 @@
 #include "opensnoop.h"
 #include "opensnoop.skel.h"
 
-#include <tpkit/json.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
+#include <tpkit/support/json.hpp>
 
 #include <fmt/format.h>
 

@@ -3,7 +3,8 @@
 #include "runqslower.h"
 #include "runqslower.skel.h"
 
-#include <tpkit/stream.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

@@ -2,6 +2,7 @@
 // sigsnoop: every signal the kernel generates, who sent it to whom and what became of it, from
 // signal:signal_generate; with -k, the kill(), tkill() and tgkill() calls and their results.
 #include "sigsnoop.hpp"
+#include "tpkit/run/tool.hpp"
 
 namespace {
 

@@ -6,8 +6,9 @@
 #include "sigsnoop.h"
 #include "sigsnoop.skel.h"
 
-#include <tpkit/signals.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/process/signals.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <string>
 

@@ -4,9 +4,10 @@
 #include "solisten.h"
 #include "solisten.skel.h"
 
-#include <tpkit/inet.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
+#include <tpkit/run/inet.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <netinet/in.h>
 

@@ -3,8 +3,8 @@
 // offcputime (kernel and user stacks) and tcpdrop -s (kernel stacks) print.
 #pragma once
 
-#include <tpkit/json.hpp>
-#include <tpkit/symbols.hpp>
+#include <tpkit/kernel/symbols.hpp>
+#include <tpkit/support/json.hpp>
 
 #include <bpf/bpf.h>
 

@@ -4,8 +4,9 @@
 #include "statsnoop.h"
 #include "statsnoop.skel.h"
 
-#include <tpkit/stream.hpp>
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <cstring>
 

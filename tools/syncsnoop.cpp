@@ -4,9 +4,10 @@
 #include "syncsnoop.h"
 #include "syncsnoop.skel.h"
 
-#include <tpkit/constants.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/syscalls.hpp>
+#include <tpkit/kernel/constants.hpp>
+#include <tpkit/kernel/syscalls.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/format.h>
 

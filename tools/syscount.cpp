@@ -2,6 +2,7 @@
 // syscount: the syscalls of the machine counted in the kernel, by syscall or by process, with
 // their time (-L); bcc's syscount's options and tables.
 #include "syscount.hpp"
+#include "tpkit/run/tool.hpp"
 
 namespace {
 

@@ -8,14 +8,14 @@
 #include <bpf/bpf.h>
 #include <unistd.h>
 
-#include <tpkit/cli.hpp>
-#include <tpkit/collector.hpp>
-#include <tpkit/columns.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/syscalls.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/kernel/syscalls.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/collector.hpp>
+#include <tpkit/run/columns.hpp>
+#include <tpkit/run/stream.hpp>
 
 #include <fmt/core.h>
 

@@ -4,8 +4,9 @@
 #include "tcpconnect.h"
 #include "tcpconnect.skel.h"
 
-#include <tpkit/inet.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/run/inet.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -6,9 +6,11 @@
 #include "tcpdrop.skel.h"
 #include "stack_symbolizer.hpp"
 
-#include <tpkit/inet.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/process/clock.hpp>
+#include <tpkit/run/inet.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/format.h>
 

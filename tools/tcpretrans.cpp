@@ -5,10 +5,11 @@
 #include "tcpretrans.h"
 #include "tcpretrans.skel.h"
 
-#include <tpkit/inet.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
-#include <tpkit/syscalls.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/kernel/syscalls.hpp>
+#include <tpkit/run/inet.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/format.h>
 

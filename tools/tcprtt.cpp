@@ -4,13 +4,14 @@
 #include "tcprtt.h"
 #include "tcprtt.skel.h"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/inet.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/inet.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/core.h>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen: C headers of tracepoint contexts for BPF programs, from the kernel's format files.
-#include <tpkit/btf.hpp>
-#include <tpkit/cli.hpp>
-#include <tpkit/error.hpp>
-#include <tpkit/tpgen.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/kernel/btf.hpp>
+#include <tpkit/run/tool.hpp>
+#include <tpkit/support/error.hpp>
+#include <tpkit/tpgen/tpgen.hpp>
 
 #include <fcntl.h>
 #include <poll.h>

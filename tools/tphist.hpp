@@ -3,14 +3,14 @@
 // and for the exporter.
 #pragma once
 
-#include <tpkit/cli.hpp>
-#include <tpkit/collector.hpp>
-#include <tpkit/engine.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/metrics.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/output/metrics.hpp>
+#include <tpkit/run/collector.hpp>
+#include <tpkit/run/stream.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tphist.skel.h"
 #include "engine_hists.hpp"

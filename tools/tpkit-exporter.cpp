@@ -4,8 +4,10 @@
 #include "exporter/exporter.hpp"
 #include "exporter/server.hpp"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/privileges.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/process/privileges.hpp>
+#include <tpkit/process/stop.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/core.h>
 #include <linux/capability.h>

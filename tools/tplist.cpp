@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tplist: the tracepoints of this kernel, optionally with their fields.
-#include <tpkit/cli.hpp>
-#include <tpkit/engine.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/run/tool.hpp>
 
 #include <fmt/core.h>
 

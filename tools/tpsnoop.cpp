@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop: prints the events of any tracepoints as they happen, decoded from their format.
-#include <tpkit/cli.hpp>
-#include <tpkit/decode.hpp>
-#include <tpkit/engine.hpp>
-#include <tpkit/skeleton.hpp>
-#include <tpkit/stream.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/engine/decode.hpp>
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/process/clock.hpp>
+#include <tpkit/process/stop.hpp>
+#include <tpkit/run/stream.hpp>
+#include <tpkit/run/tool.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpsnoop.skel.h"
 

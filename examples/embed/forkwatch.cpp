@@ -2,7 +2,7 @@
 // forkwatch: a callback per fork, on tpkit's forksnoop skeleton and tpkit's runner.
 #include "forksnoop.skel.h"
 
-#include <tpkit/stream.hpp>
+#include <tpkit/run/stream.hpp>
 #include <tpkit/tools/forksnoop.h>
 
 int main(int argc, char** argv)

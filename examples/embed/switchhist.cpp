@@ -2,10 +2,11 @@
 // switchhist: an embedder's own BPF program, loaded and read through tpkit until Ctrl-C.
 #include "switchhist.skel.h"
 
-#include <tpkit/cli.hpp>
-#include <tpkit/maps.hpp>
-#include <tpkit/histogram.hpp>
-#include <tpkit/skeleton.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/bpf/skeleton.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/output/histogram.hpp>
+#include <tpkit/run/tool.hpp>
 
 int main()
 {

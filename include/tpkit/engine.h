@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* Configuration and records shared by the generic engines (bpf/tpsnoop.bpf.c, bpf/tpcount.bpf.c,
- * bpf/tphist.bpf.c) and user space (src/engine.cpp, src/decode.cpp). Plain C, fixed-width types,
+ * bpf/tphist.bpf.c) and user space (src/engine/engine.cpp, src/engine/decode.cpp). Plain C, fixed-width types,
  * largest fields first, no padding holes.
  *
  * One BPF object instance is loaded per traced event: user space writes the event's field

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* A compiled event filter, shared by the compiler (user space, src/filter.cpp) and the BPF
+/* A compiled event filter, shared by the compiler (user space, src/engine/filter.cpp) and the BPF
  * evaluator (bpf/include/tpkit/filter.bpf.h). Plain C, fixed-width types, no padding holes.
  *
  * The program is a branch program like the kernel's own filter: instruction i computes its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* Test program for the keyed drain (include/tpkit/maps.hpp): each close() of the selected process
+/* Test program for the keyed drain (include/tpkit/bpf/maps.hpp): each close() of the selected process
  * on a file descriptor in [first_fd, first_fd + keys) counts for key fd - first_fd, in a per-CPU
  * hash and in a plain hash the CPUs share, both swapped maps that user space drains meanwhile. */
 #include "vmlinux.h"

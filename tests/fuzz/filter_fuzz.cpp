@@ -7,9 +7,9 @@
 //
 // Input: [event][comm: 16][cpu: 1][tid: 4] EXPRESSION \0 RECORD
 #include "tpkit/engine.h"
-#include "tpkit/error.hpp"
-#include "tpkit/filter.hpp"
-#include "tpkit/syscalls.hpp"
+#include "tpkit/engine/filter.hpp"
+#include "tpkit/kernel/syscalls.hpp"
+#include "tpkit/support/error.hpp"
 
 #include "fuzz_formats.hpp"
 #include "unit/kernel_filter_ref.hpp"

@@ -2,8 +2,8 @@
 // The reference kernels' formats, read once per fuzz target from the tarballs in tests/data.
 #pragma once
 
-#include "tpkit/format.hpp"
-#include "tpkit/tpgen.hpp"
+#include "tpkit/kernel/format.hpp"
+#include "tpkit/tpgen/tpgen.hpp"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen's header generator on any format file, with Linux 6.18's BTF: the input is written as
 // fuzz/<its name: line>/format (a directory of one event) and a header generated for it.
-#include "tpkit/btf.hpp"
-#include "tpkit/error.hpp"
-#include "tpkit/tpgen.hpp"
+#include "tpkit/kernel/btf.hpp"
+#include "tpkit/support/error.hpp"
+#include "tpkit/tpgen/tpgen.hpp"
 
 #include <cctype>
 #include <cstdio>

@@ -5,7 +5,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // bcc's short flags. For every tool libbpf-tools also has, each short flag libbpf-tools defines
-// (src/bcc_short_flags.tsv, read from its argp tables by cmake/bcc-short-flags.sh) means the same
+// (src/cli/bcc_short_flags.tsv, read from its argp tables by cmake/bcc-short-flags.sh) means the same
 // in tpkit: tpkit's option of that letter has bcc's long name among its names. Where it has no
 // option of that letter, or one bcc names otherwise, docs/coming-from-bcc.md says so and why:
 // its tables list exactly those letters, no fewer and none that no longer differ.
@@ -31,7 +31,7 @@ struct BccFlag {
 
 std::vector<BccFlag> bcc_flags()
 {
-    std::ifstream table(std::string(TPKIT_SOURCE_DIR) + "/src/bcc_short_flags.tsv");
+    std::ifstream table(std::string(TPKIT_SOURCE_DIR) + "/src/cli/bcc_short_flags.tsv");
     std::vector<BccFlag> flags;
     for (std::string line; std::getline(table, line);) {
         if (line.empty() || line[0] == '#')
@@ -92,7 +92,7 @@ TEST(BccFlags, EveryLetterMeansWhatItMeansInBccOrIsDocumented)
 {
     constexpr std::size_t many_flags = 150; // a floor: the table has more rows
     const std::vector<BccFlag> flags = bcc_flags();
-    ASSERT_GT(flags.size(), many_flags) << "src/bcc_short_flags.tsv not read";
+    ASSERT_GT(flags.size(), many_flags) << "src/cli/bcc_short_flags.tsv not read";
     std::set<std::string> tools;
     for (const BccFlag& flag : flags)
         tools.insert(flag.tool);

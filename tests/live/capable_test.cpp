@@ -8,7 +8,7 @@
 #include "scripted_child.hpp"
 #include "tool_run.hpp"
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 
 #include "tool_run.hpp"
 
-#include "tpkit/stream.hpp"
+#include "tpkit/run/stream.hpp"
 
 #include <fcntl.h>
 #include <mntent.h>

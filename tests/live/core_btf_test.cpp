@@ -5,7 +5,7 @@
 #include "live.hpp"
 #include "tool_objects.hpp"
 
-#include "tpkit/core_btf.hpp"
+#include "tpkit/kernel/core_btf.hpp"
 
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>

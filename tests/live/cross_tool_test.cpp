@@ -11,9 +11,9 @@
 #include "net_namespace.hpp"
 #include "tool_run.hpp"
 
-#include "tpkit/stream.hpp"
+#include "tpkit/run/stream.hpp"
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include "tool_run.hpp"
 #include "trace_instance.hpp"
 
-#include <tpkit/symbols.hpp>
+#include <tpkit/kernel/symbols.hpp>
 
 #include <fmt/format.h>
 

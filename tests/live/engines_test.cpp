@@ -4,8 +4,8 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include "tpkit/format.hpp"
-#include "tpkit/tracefs.hpp"
+#include "tpkit/kernel/format.hpp"
+#include "tpkit/kernel/tracefs.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -4,7 +4,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include <tpkit/engine.hpp>
+#include <tpkit/engine/engine.hpp>
 
 #include <bpf/libbpf.h>
 

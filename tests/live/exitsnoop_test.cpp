@@ -5,7 +5,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include <tpkit/signals.hpp>
+#include <tpkit/process/signals.hpp>
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>

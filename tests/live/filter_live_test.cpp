@@ -5,10 +5,10 @@
 #include "live.hpp"
 #include "trace_instance.hpp"
 
-#include "tpkit/filter.hpp"
-#include "tpkit/format.hpp"
-#include "tpkit/skeleton.hpp"
-#include "tpkit/tracefs.hpp"
+#include "tpkit/bpf/skeleton.hpp"
+#include "tpkit/engine/filter.hpp"
+#include "tpkit/kernel/format.hpp"
+#include "tpkit/kernel/tracefs.hpp"
 
 #include <bpf/bpf.h>
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// The keyed drain (include/tpkit/maps.hpp) on the two kinds of hash it serves, with more keys than
+// The keyed drain (include/tpkit/bpf/maps.hpp) on the two kinds of hash it serves, with more keys than
 // one batch: a per-CPU hash (the kernel hands out a copy of the counters per possible CPU) and a
 // plain hash (one copy), tests/bpf/kit_keyed_drain.bpf.c's. Both ways of asking the kernel:
 // batches, and key by key (what kernels without batch operations get).
 #include "live.hpp"
 
-#include "tpkit/maps.hpp"
-#include "tpkit/skeleton.hpp"
+#include "tpkit/bpf/maps.hpp"
+#include "tpkit/bpf/skeleton.hpp"
 
 #include "../bpf/kit_keyed_drain.h"
 #include "kit_keyed_drain.skel.h"

@@ -5,8 +5,9 @@
 
 #include "tool_run.hpp"
 
-#include "tpkit/tracefs.hpp"
-#include "tpkit/transport.hpp"
+#include "tpkit/bpf/transport.hpp"
+#include "tpkit/kernel/tracefs.hpp"
+#include "tpkit/run/tool.hpp"
 
 #include <bpf/libbpf.h>
 #include <sys/types.h>

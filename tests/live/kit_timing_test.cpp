@@ -4,7 +4,7 @@
 #include "kit_probe.hpp"
 #include "live.hpp"
 
-#include "tpkit/maps.hpp"
+#include "tpkit/bpf/maps.hpp"
 
 #include "../bpf/kit_timing.h"
 #include "kit_timing.skel.h"

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <tpkit/run/tool.hpp>
 
 using namespace std::chrono_literals;
 using tpkit::live::ToolRun;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "loop_device.hpp"
 
-#include <tpkit/skeleton.hpp>
+#include <tpkit/bpf/skeleton.hpp>
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <chrono>
 #include <cstdint>

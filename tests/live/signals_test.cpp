@@ -16,6 +16,7 @@
 #include <random>
 #include <regex>
 #include <thread>
+#include <tpkit/run/tool.hpp>
 
 using namespace std::chrono_literals;
 using tpkit::live::ToolRun;

@@ -14,8 +14,8 @@
 
 #include "kit_nested.skel.h"
 
-#include "tpkit/program_stats.hpp"
-#include "tpkit/tracefs.hpp"
+#include "tpkit/bpf/program_stats.hpp"
+#include "tpkit/kernel/tracefs.hpp"
 
 #include <signal.h>
 #include <sys/syscall.h>

@@ -12,7 +12,7 @@
 #include "scripted_child.hpp"
 #include "tcp_tools.hpp"
 
-#include "tpkit/core_btf.hpp"
+#include "tpkit/kernel/core_btf.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
 #include "trace_instance.hpp"
 
 #include <tpkit/hist.h>
-#include <tpkit/histogram.hpp>
+#include <tpkit/output/histogram.hpp>
 
 #include <signal.h>
 

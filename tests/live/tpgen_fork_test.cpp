@@ -4,7 +4,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include "tpkit/skeleton.hpp"
+#include "tpkit/bpf/skeleton.hpp"
 
 #include "tpgen_fork.skel.h"
 #include "tpgen_raw_fork.skel.h"

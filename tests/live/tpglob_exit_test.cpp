@@ -6,7 +6,7 @@
 #include "live.hpp"
 #include "tool_run.hpp"
 
-#include "tpkit/engine.hpp"
+#include "tpkit/engine/engine.hpp"
 
 #include <signal.h>
 #include <sys/prctl.h>

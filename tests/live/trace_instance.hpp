@@ -2,7 +2,7 @@
 // The kernel's own record of events, as an oracle for live tests.
 #pragma once
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <unistd.h>
 

@@ -18,7 +18,7 @@
 #include "tool_run.hpp"
 #include "trace_instance.hpp"
 
-#include <tpkit/tracefs.hpp>
+#include <tpkit/kernel/tracefs.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>

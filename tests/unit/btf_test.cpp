@@ -3,8 +3,8 @@
 // truncated, too large, not BTF at all) refused with one clear error, in bounded time and memory.
 #include "reference_data.hpp"
 #include "scratch.hpp"
-#include "tpkit/btf.hpp"
-#include "tpkit/error.hpp"
+#include "tpkit/kernel/btf.hpp"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Streaming columns: the header, a text row and a JSON object rendered from one declaration;
 // durations in seconds or milliseconds in text, exact nanoseconds in JSON.
-#include "tpkit/columns.hpp"
+#include "tpkit/process/clock.hpp"
+#include "tpkit/run/columns.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/constants.hpp"
+#include "tpkit/kernel/constants.hpp"
 
 #include <gtest/gtest.h>
 

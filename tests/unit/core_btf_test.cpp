@@ -3,9 +3,9 @@
 // (Btf), does: the reference kernels' files.
 #include "reference_data.hpp"
 #include "scratch.hpp"
-#include "tpkit/btf.hpp"
-#include "tpkit/core_btf.hpp"
-#include "tpkit/error.hpp"
+#include "tpkit/kernel/btf.hpp"
+#include "tpkit/kernel/core_btf.hpp"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

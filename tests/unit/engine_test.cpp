@@ -2,9 +2,9 @@
 // Engine configuration from the reference kernels' real format files: events by name and glob,
 // how each field is read, --by keys, histogram values, record layouts, positionals.
 #include "reference_data.hpp"
-#include "tpkit/engine.hpp"
-#include "tpkit/error.hpp"
+#include "tpkit/engine/engine.hpp"
 #include "tpkit/hist.h"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

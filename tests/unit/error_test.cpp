@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // one_line(): what every tool prints as its one line of error, whatever input it echoes;
 // nearest_name(): its "did you mean …?".
-#include <tpkit/error.hpp>
+#include <tpkit/support/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/filter.hpp"
+#include "tpkit/engine/filter.hpp"
 
-#include "tpkit/error.hpp"
+#include "tpkit/support/error.hpp"
 
 #include "kernel_filter_ref.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "reference_data.hpp"
-#include "tpkit/format.hpp"
+#include "tpkit/kernel/format.hpp"
 
 #include <gtest/gtest.h>
 

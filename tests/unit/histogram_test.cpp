@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/histogram.hpp"
+#include "tpkit/output/histogram.hpp"
 
-#include "tpkit/error.hpp"
 #include "tpkit/hist.h"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

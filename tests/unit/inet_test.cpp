@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The socket tools' text: addresses as the kernel prints them, protocols and states by name,
 // port lists.
-#include <tpkit/btf.hpp>
-#include <tpkit/cli.hpp>
-#include <tpkit/inet.hpp>
+#include <tpkit/cli/cli.hpp>
+#include <tpkit/kernel/btf.hpp>
+#include <tpkit/run/inet.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/maps.hpp"
+#include "tpkit/bpf/maps.hpp"
 
 #include "tpkit/engine.h"
 #include "tpkit/hist.h"

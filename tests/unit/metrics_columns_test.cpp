@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Counter tables: one row per set of labels, COUNT by default, or several value columns (a
 // count, a total time and an average, as syscount -L prints them) in text and JSON alike.
-#include "tpkit/metrics.hpp"
+#include "tpkit/output/metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A histogram split by several key labels (runqlat -P: a pid and its comm) is headed by all of
 // them, as bcc's tools print it, and keyed by all of them in JSON.
-#include "tpkit/metrics.hpp"
+#include "tpkit/output/metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // Counters keyed by stacks print folded, as flamegraph.pl reads them (root first, ';' between
 // frames, then the count); JSON gives a stack as an array of frames and each key part under
 // its own name; numeric keys sort as numbers.
-#include "tpkit/metrics.hpp"
+#include "tpkit/output/metrics.hpp"
 
 #include <gtest/gtest.h>
 

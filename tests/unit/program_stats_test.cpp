@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // A BPF program's statistics as /proc/self/fdinfo prints them: 6.18's text and 6.1's (which has
 // no verified_insns), and a kernel older than recursion_misses (5.11), whose skips count nowhere.
-#include "tpkit/program_stats.hpp"
+#include "tpkit/bpf/program_stats.hpp"
 
 #include <gtest/gtest.h>
 

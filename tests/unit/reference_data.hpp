@@ -3,7 +3,7 @@
 // as the unit tests read it.
 #pragma once
 
-#include "tpkit/format.hpp"
+#include "tpkit/kernel/format.hpp"
 
 #include <cstddef>
 #include <filesystem>

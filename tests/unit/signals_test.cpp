@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/error.hpp"
-#include "tpkit/signals.hpp"
+#include "tpkit/process/signals.hpp"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // matters) and of the C library it maps, and a kallsyms-format fixture for the kernel side.
 #include "scratch.hpp"
 
-#include <tpkit/error.hpp>
-#include <tpkit/symbols.hpp>
+#include <tpkit/kernel/symbols.hpp>
+#include <tpkit/support/error.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // Syscall events on raw_syscalls, against the reference kernels' real format files: every event
 // has a known number and the record layout the raw programs build, and the run's events are
 // grouped into as few instances as their rodata allows.
-#include "tpkit/engine.hpp"
-#include "tpkit/syscalls.hpp"
+#include "tpkit/engine/engine.hpp"
+#include "tpkit/kernel/syscalls.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/syscalls.hpp"
+#include "tpkit/kernel/syscalls.hpp"
 
-#include "tpkit/error.hpp"
+#include "tpkit/support/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 // every event of each reference kernel compiled for BPF, the committed headers kept fresh, and
 // errors.
 #include "reference_data.hpp"
-#include "tpkit/btf.hpp"
-#include "tpkit/error.hpp"
-#include "tpkit/tpgen.hpp"
+#include "tpkit/kernel/btf.hpp"
+#include "tpkit/support/error.hpp"
+#include "tpkit/tpgen/tpgen.hpp"
 
 #include <gtest/gtest.h>
 

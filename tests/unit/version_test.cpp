@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // --version: project()'s VERSION, the git commit and the libbpf loaded, as a tool prints them.
-#include <tpkit/version.hpp>
+#include <tpkit/support/version.hpp>
 
 #include <bpf/libbpf.h>
 #include <fmt/core.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "config.hpp"
 
-#include <tpkit/error.hpp>
-#include <tpkit/exposition.hpp>
+#include <tpkit/output/exposition.hpp>
+#include <tpkit/support/error.hpp>
 
 #include <fmt/core.h>
 #include <yaml-cpp/eventhandler.h>

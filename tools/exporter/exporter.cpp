@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "exporter.hpp"
 
-#include <tpkit/maps.hpp>
-#include <tpkit/version.hpp>
+#include <tpkit/bpf/maps.hpp>
+#include <tpkit/support/version.hpp>
 
 #include <bpf/libbpf.h>
 #include <fmt/core.h>

@@ -5,8 +5,8 @@
 
 #include "config.hpp"
 
-#include <tpkit/collector.hpp>
-#include <tpkit/exposition.hpp>
+#include <tpkit/output/exposition.hpp>
+#include <tpkit/run/collector.hpp>
 
 #include <memory>
 #include <vector>

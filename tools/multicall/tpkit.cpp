@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpkit: every tool in one executable. `tpkit TOOL [ARGS]`, or run under a tool's name (the
 // packages' links: forksnoop -> tpkit) to be that tool.
-#include "tpkit/error.hpp"
-#include "tpkit/version.hpp"
+#include "tpkit/support/error.hpp"
+#include "tpkit/support/version.hpp"
 
 #include <fmt/core.h>
 

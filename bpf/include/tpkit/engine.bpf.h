@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* What the aggregating engines (tpcount, tphist, tplat) share: their rodata configuration and the
- * --by key of an event. Their maps, which user space reads by these names (src/engine.cpp):
+ * --by key of an event. Their maps, which user space reads by these names (src/engine/):
  *
  *	struct tpkit_filter_user_str_map tpkit_filter_user_str SEC(".maps");
  *	struct tpkit_syscall_events_map tpkit_syscall_events SEC(".maps");
@@ -19,7 +19,7 @@
 #include <tpkit/filter.bpf.h>
 #include <tpkit/stack.bpf.h>
 
-/* Set by user space between open and load (src/engine.cpp computes them from the format). */
+/* Set by user space between open and load (src/engine/engine.cpp computes them from the format). */
 const volatile struct tpkit_engine_config tpkit_config = {};
 const volatile struct tpkit_filter_prog tpkit_filter = {};
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* TCP sockets as the TCP tools read them: a struct sock's addresses and ports (CO-RE), and the
  * filters -4, -6, local and remote ports, as rodata that user space sets before load
- * (tpkit::apply_inet_filter in include/tpkit/inet.hpp). Unset filters cost nothing: the
+ * (tpkit::apply_inet_filter in include/tpkit/run/inet.hpp). Unset filters cost nothing: the
  * verifier drops their checks. Include vmlinux.h first. */
 #ifndef TPKIT_INET_BPF_H
 #define TPKIT_INET_BPF_H

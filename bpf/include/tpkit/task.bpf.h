@@ -2,7 +2,7 @@
 /* The filters every tool takes on the current task (-p, -t, --comm, -u, --cgroup, and the tool's
  * own process left out unless --include-self) and on the CPU an event happens on (--cpu), as
  * rodata
- * that user space sets before load (apply_task_filters in include/tpkit/stream.hpp); the
+ * that user space sets before load (apply_task_filters in include/tpkit/run/stream.hpp); the
  * verifier removes the checks of filters left unset.
  *
  * Where the task of interest is not the current one (the task woken at sched_wakeup, the one

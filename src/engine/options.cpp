@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// The engines' own options.
+#include "tpkit/engine/engine.hpp"
+
+#include "tpkit/engine/decode.hpp"
+#include "tpkit/engine/kernel_text.hpp"
+#include "tpkit/kernel/symbols.hpp"
+#include "tpkit/kernel/syscalls.hpp"
+#include "tpkit/support/error.hpp"
+#include "tpkit/support/json.hpp"
+
+#include <bpf/bpf.h>
+#include <fmt/core.h>
+#include <fnmatch.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <cctype>
+#include <optional>
+
+namespace tpkit {
+
+void add_classic_option(Cli& cli, bool& classic)
+{
+    cli.flag("--classic", classic,
+             "attach syscalls:* events to their own tracepoints, not through raw_syscalls");
+}
+
+void add_stack_storage_option(Cli& cli, std::uint32_t& stacks)
+{
+    cli.option("--stack-storage-size", stacks,
+               fmt::format("distinct stacks kept for the whole run (default {})", stacks))
+        .range(1u, 1u << 24);
+}
+
+} // namespace tpkit
