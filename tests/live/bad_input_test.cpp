@@ -138,15 +138,16 @@ struct TpgenInputs {
 
 // The descriptors past stdin, stdout and stderr that a tool started from here inherits (a test
 // runner may pass some down): what an RLIMIT_NOFILE case must leave room for.
-int inherited_descriptors()
+// The lowest descriptor a child of this process has free once exec'd: those open here without
+// close-on-exec are inherited. RLIMIT_NOFILE bounds descriptor numbers, not their count: a limit
+// of this plus one leaves the child exactly one, whatever it inherits above it.
+int first_descriptor_free_after_exec()
 {
-    int count = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        const int fd = std::stoi(entry.path().filename().string());
+    for (int fd = 3;; fd++) {
         const int flags = fcntl(fd, F_GETFD);
-        count += fd > 2 && flags >= 0 && !(flags & FD_CLOEXEC); // the iterator's own is CLOEXEC
+        if (flags < 0 || (flags & FD_CLOEXEC))
+            return fd;
     }
-    return count;
 }
 
 std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
@@ -261,10 +262,10 @@ std::vector<Case> cases(const TpgenInputs& files, pid_t dead, pid_t thread)
         {"RLIMIT_MEMLOCK 0, engine", with_prlimit("--memlock=0:0", tool("tpcount", {switches, "-d", "0.3"})), 0, {}},
         {"RLIMIT_NOFILE below a glob's needs", with_prlimit("--nofile=12:12", tool("tpsnoop", {"syscalls:sys_enter_*read*", "-d", "1"})), 1,
          {"open files", "the hard limit is 12"}},
-        // One descriptor free past those it inherits (the dynamic loader needs it): tracefs
-        // cannot be read for a limit, not for a lack of privileges.
+        // One descriptor free (the dynamic loader needs it): tracefs cannot be read for a
+        // limit, not for a lack of privileges.
         {"RLIMIT_NOFILE while reading tracefs",
-         with_prlimit(fmt::format("--nofile={0}:{0}", 4 + inherited_descriptors()), tool("tplist", {})), 1,
+         with_prlimit(fmt::format("--nofile={0}:{0}", first_descriptor_free_after_exec() + 1), tool("tplist", {})), 1,
          {"cannot read", "Too many open files"}},
         // Room for a few descriptors the test runner may pass down, far below forksnoop's ~35.
         {"RLIMIT_NOFILE below a tool's needs", with_prlimit("--nofile=16:16", tool("forksnoop", fork_events)), 1,
