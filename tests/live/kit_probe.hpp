@@ -7,7 +7,6 @@
 
 #include "tpkit/bpf/transport.hpp"
 #include "tpkit/kernel/tracefs.hpp"
-#include "tpkit/run/tool.hpp"
 
 #include <bpf/libbpf.h>
 #include <sys/types.h>

@@ -13,7 +13,6 @@
 #include <iterator>
 #include <string>
 #include <string_view>
-#include <tpkit/run/tool.hpp>
 
 namespace tpkit {
 

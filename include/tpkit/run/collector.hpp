@@ -4,6 +4,7 @@
 // it detaches and unloads.
 #pragma once
 
+#include "tpkit/bpf/maps.hpp"
 #include "tpkit/bpf/program_stats.hpp"
 #include "tpkit/cli/cli.hpp"
 #include "tpkit/output/metrics.hpp"
