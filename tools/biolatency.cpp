@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // biolatency: block I/O latency as a histogram, counted in the kernel; bcc's biolatency.
-#include "biolatency.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/biolatency.hpp"
+
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

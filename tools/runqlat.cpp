@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // runqlat: run-queue (scheduler) latency as a histogram, counted in the kernel; bcc's runqlat.
-#include "runqlat.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/runqlat.hpp"
+
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

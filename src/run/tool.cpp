@@ -5,7 +5,6 @@
 #include "tpkit/bpf/skeleton.hpp"
 #include "tpkit/bpf/transport.hpp"
 #include "tpkit/output/metrics.hpp"
-#include "tpkit/process/clock.hpp"
 #include "tpkit/process/stop.hpp"
 
 #include <fmt/core.h>
@@ -16,7 +15,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <ctime>
 
 namespace tpkit {
 namespace {
@@ -123,68 +121,6 @@ bool StopSignal::wait(std::chrono::milliseconds timeout)
             break;
     }
     return stopped_ = deadline_ && clock::now() >= *deadline_;
-}
-
-namespace {
-
-// The loop of run_intervals(), until its last print.
-void print_intervals(const CommonOptions& options, StopSignal& stop,
-                     const std::function<void(Drain)>& print)
-{
-    Output& out = standard_output();
-    SkippedRuns skipped(options.tool);
-    auto print_once = [&](Drain drain) {
-        if (options.timestamp && !options.json)
-            out.print("{}\n", format_hms(std::time(nullptr)));
-        print(drain);
-        if (const std::uint64_t n = skipped.report(); n && options.json)
-            out.print("{}\n", lost_json({.recursion = n}, now_ns(options.clock)));
-        out.write_available();
-    };
-    if (options.interval <= 0) {
-        while (!stop.wait(std::chrono::hours(1))) {
-        }
-        print_once(Drain::last);
-        return;
-    }
-    const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::duration<double>(options.interval));
-    for (std::uint64_t printed = 0; options.count == 0 || printed < options.count; printed++) {
-        auto next = std::chrono::steady_clock::now() + interval;
-        bool stopping = false;
-        while (!stopping) {
-            auto left = std::chrono::ceil<std::chrono::milliseconds>(next - std::chrono::steady_clock::now());
-            if (left <= std::chrono::milliseconds(0))
-                break;
-            stopping = stop.wait(left);
-        }
-        const bool last = stopping || printed + 1 == options.count;
-        print_once(last ? Drain::last : Drain::interval);
-        if (stopping)
-            return;
-    }
-}
-
-} // namespace
-
-void run_intervals(const CommonOptions& options, StopSignal& stop,
-                   const std::function<void(Drain)>& print)
-{
-    print_intervals(options, stop, print);
-    standard_output().end();
-}
-
-void run_aggregate(const CommonOptions& options, StopSignal& stop,
-                   const std::function<Reading(Drain)>& collect)
-{
-    run_intervals(options, stop, [&](Drain drain) {
-        const std::int64_t end_ns = now_ns(options.clock); // the interval's end: when drained
-        Reading reading = collect(drain);
-        if (options.json)
-            render_json(reading, standard_output(), end_ns);
-        else
-            render_text(reading, standard_output());
-    });
 }
 
 void run_stream(EventReader& reader, StopSignal& stop)

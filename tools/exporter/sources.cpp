@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "sources.hpp"
 
-#include "../biolatency.hpp"
+#include "collectors/biolatency.hpp"
 #include "../hardirqs.hpp"
 #include "../netrxlen.hpp"
-#include "../runqlat.hpp"
+#include "collectors/runqlat.hpp"
 #include "../softirqs.hpp"
 #include "../syscount.hpp"
 #include "../tpcount.hpp"

@@ -123,6 +123,8 @@ public:
     Skel* operator->() const noexcept { return skel_.get(); }
     Skel& operator*() const noexcept { return *skel_; }
     Skel* get() const noexcept { return skel_.get(); }
+    // The name it was opened with, as errors and loss lines say it.
+    const std::string& what() const noexcept { return what_; }
 
 private:
     Skeleton(Skel* raw, std::string what, CoreBtf core_btf)

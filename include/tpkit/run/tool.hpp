@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Running a tool: its body with errors as one line and an exit code (run_tool), the stop by
-// signal or --duration (StopSignal), and the loops of streaming and aggregating tools.
+// signal or --duration (StopSignal), and the loop of streaming tools (aggregating tools':
+// collector.hpp).
 #pragma once
 
 #include "tpkit/bpf/maps.hpp"
@@ -40,24 +41,6 @@ private:
     bool stopped_ = false;
     std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
-
-// The loop of aggregating tools: calls print() every --interval seconds (count times at most),
-// or once at the end without an interval; a stop signal or --duration prints what has been
-// gathered since the last print, then returns. print() writes into standard_output(). With -T
-// each print is preceded by HH:MM:SS (text output only). Then stdout ends (Output::end): its
-// reader has everything and EOF before the tool detaches. print() is told which print is the
-// run's last (Drain::last: its maps are read without readying them for another interval).
-// After each print, the runs of the tool's programs that the kernel skipped since the last one
-// (program_stats.hpp) are said on stderr and, with --json, in a {"type":"lost"} line.
-void run_intervals(const CommonOptions& options, StopSignal& stop,
-                   const std::function<void(Drain)>& print);
-
-struct Reading;
-
-// The loop of aggregating tools on collect(): every interval (or once at the end) its reading
-// is rendered as text or, with --json, JSON lines (metrics.hpp).
-void run_aggregate(const CommonOptions& options, StopSignal& stop,
-                   const std::function<Reading(Drain)>& collect);
 
 class EventReader;
 

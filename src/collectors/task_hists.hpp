@@ -20,8 +20,6 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string>
 
 namespace tpkit::task_hists {
@@ -64,23 +62,35 @@ inline void add_options(Cli& cli, Options& options, bool with_pidns)
             .excludes(tids);
 }
 
-// The histograms since the previous call: one per key with a split, else one (also when empty,
-// so that JSON readers get a total of 0), by key. what: the metric's help.
-class Histograms {
+// The collector of runqlat and cpudist: opens Skel, applies the task filters, `configure` (the
+// tool's own rodata and map sizes), sizes the histogram maps for the split, loads and attaches.
+// what: the metric's help; starts_full: what a full map of start times means, for the "not
+// counted" line. Each collect gives the histograms since the previous one: one per key with a
+// split, else one (also when empty, so that JSON readers get a total of 0), by key.
+template <class Skel>
+class Collector : public SkeletonCollector<Skel> {
 public:
-    // Before load: sizes the maps for the split.
-    template <class Skel>
-    Histograms(Skel& skel, Split split)
-        : split_(split), single_(skel.maps.task_hist),
-          keyed_(skel.maps.task_hists, skel.maps.task_hists_a, skel.maps.task_hists_b)
+    Collector(const Cli& cli, const Options& options, std::string what,
+              const std::string& starts_full, const std::function<void(Skel&)>& configure)
+        : SkeletonCollector<Skel>(opened(cli, options, configure)), options_(options),
+          what_(std::move(what)), single_(this->skel_->maps.task_hist),
+          keyed_(this->skel_->maps.task_hists, this->skel_->maps.task_hists_a,
+                 this->skel_->maps.task_hists_b)
     {
+        static constexpr const char* split_names[] = {"", "processes", "threads", "PID namespaces"};
+        const Split split = options.split();
         keyed_.set_max_entries(split == Split::none ? 1 : max_keys);
+        std::string reason = starts_full;
+        if (split != Split::none)
+            reason += fmt::format(", or more than {} {} in an interval", max_keys,
+                                  split_names[static_cast<int>(split)]);
+        this->load_and_attach(reason);
     }
 
-    Reading collect(const Options& options, const std::string& what, MissedWatch& missed, Drain drain)
+    Reading collect(Drain drain) override
     {
         std::vector<std::pair<tpkit_task_key, Histogram>> keyed;
-        if (split_ == Split::none) {
+        if (options_.split() == Split::none) {
             keyed.emplace_back(tpkit_task_key{}, Histogram::from_log2(single_.increase().at(0)));
         } else {
             for (const auto& entry : keyed_.drain(drain)) {
@@ -88,71 +98,47 @@ public:
                 keyed.emplace_back(key, Histogram::from_log2(entry.counters));
             }
         }
-        missed.report();
+        this->report_missed();
         std::sort(keyed.begin(), keyed.end(),
                   [](const auto& a, const auto& b) { return a.first.id < b.first.id; });
-        return reading(options, what, keyed);
+        return reading(keyed);
     }
 
 private:
-    Reading reading(const Options& options, const std::string& what,
-                    std::vector<std::pair<tpkit_task_key, Histogram>>& keyed) const
+    static Skeleton<Skel> opened(const Cli& cli, const Options& options,
+                                 const std::function<void(Skel&)>& configure)
+    {
+        auto skel = Skeleton<Skel>::open(cli.name());
+        apply_task_filters(*skel, cli.options());
+        skel->rodata->tpkit_hist_split = static_cast<std::uint32_t>(options.split());
+        skel->rodata->tpkit_hist_milliseconds = options.milliseconds;
+        configure(*skel);
+        return skel;
+    }
+
+    Reading reading(std::vector<std::pair<tpkit_task_key, Histogram>>& keyed) const
     {
         static constexpr const char* key_names[] = {"", "pid", "tid", "pidns"};
-        const std::string unit = options.milliseconds ? "msecs" : "usecs";
+        const Split split = options_.split();
+        const std::string unit = options_.milliseconds ? "msecs" : "usecs";
         Reading reading;
         for (auto& [key, hist] : keyed) {
             // The measured value's heading is its unit, as in bcc's tools.
             std::vector<Label> labels{{"event", "sched:sched_switch"}};
-            if (split_ != Split::none) {
-                labels.push_back({key_names[static_cast<int>(split_)], std::to_string(key.id), true});
+            if (split != Split::none) {
+                labels.push_back({key_names[static_cast<int>(split)], std::to_string(key.id), true});
                 if (key.comm[0])
                     labels.push_back({"comm", std::string(text_of(key.comm))});
             }
-            reading.metrics.push_back({unit, what, unit, std::move(labels), std::move(hist)});
+            reading.metrics.push_back({unit, what_, unit, std::move(labels), std::move(hist)});
         }
         return reading;
     }
 
-    Split split_;
+    Options options_;
+    std::string what_;
     ArrayGrowth single_;
     SwappedMap keyed_;
 };
-
-// Opens Skel, applies the task filters, `configure` (the tool's own rodata and map sizes), sizes
-// the histogram maps for the split, loads and attaches. starts_full: what a full map of start
-// times means, for the "not counted" line.
-template <class Skel>
-std::unique_ptr<Collector> open(const Cli& cli, const Options& options, const std::string& what,
-                                const std::string& starts_full,
-                                const std::function<void(Skel&)>& configure)
-{
-    struct State {
-        Skeleton<Skel> skel;
-        Histograms hists;
-        std::optional<MissedWatch> missed;
-    };
-    auto skel = Skeleton<Skel>::open(cli.name());
-    apply_task_filters(*skel, cli.options());
-    skel->rodata->tpkit_hist_split = static_cast<std::uint32_t>(options.split());
-    skel->rodata->tpkit_hist_milliseconds = options.milliseconds;
-    configure(*skel);
-    Histograms hists(*skel, options.split());
-    auto state = std::make_shared<State>(State{std::move(skel), std::move(hists), {}});
-    state->skel.load();
-    state->skel.attach();
-
-    static constexpr const char* split_names[] = {"", "processes", "threads", "PID namespaces"};
-    std::string reason = starts_full;
-    if (options.split() != Split::none)
-        reason += fmt::format(", or more than {} {} in an interval", max_keys,
-                              split_names[static_cast<int>(options.split())]);
-    state->missed.emplace(cli.name(), state->skel->maps.tpkit_missed, reason);
-    State& s = *state;
-    return std::make_unique<CollectorOf>(
-        state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, options, what](Drain drain) { return s.hists.collect(options, what, *s.missed, drain); },
-        [&s] { return s.missed->total(); });
-}
 
 } // namespace tpkit::task_hists
