@@ -46,7 +46,7 @@ std::string options_text(std::uint8_t options)
 const tpkit::Columns<Event> columns{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
-    tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::left),
+    tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
     {"RET", "ret", 3, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.ret; }},
     {"PROTO", "proto", 5, tpkit::Align::left,

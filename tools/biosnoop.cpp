@@ -49,7 +49,7 @@ tpkit::Columns<Event> columns(bool queued)
         tpkit::time_column<Event>(time_of),
         {"COMM", "comm", 16, Align::left, comm_of},
         {"PID", "pid", 7, Align::left, pid_of},
-        {"", "tid", 0, Align::left, tid_of},
+        tpkit::json_column<Event>("tid", tid_of),
         {"DISK", "disk", 9, Align::left, disk_of},
         {"T", "t", 4, Align::left, rwbs_of},
         {"SECTOR", "sector", 12, Align::left, sector_of},

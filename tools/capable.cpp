@@ -38,14 +38,14 @@ tpkit::Columns<Event> columns(bool extra)
         tpkit::task_time_column<Event>(),
         tpkit::task_column<Event>(tpkit::TaskField::uid, "UID", 5, tpkit::Align::left),
         tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
-        tpkit::task_column<Event>(tpkit::TaskField::tid, extra ? "TID" : "", 7, tpkit::Align::left),
+        tpkit::json_only_unless(extra, tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 7, tpkit::Align::left)),
         tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"CAP", "cap", 7, Align::left, [](const Event& e) -> Value { return e.cap; }},
         {"NAME", "name", 20, Align::left, cap_name},
         {"AUDIT", "audit", 7, Align::left, [](const Event&) -> Value { return tpkit::absent; }},
         {"VERDICT", "verdict", extra ? 7 : 0, Align::left,
          [](const Event& e) -> Value { return e.ret == 0 ? "allow" : "deny"; }},
-        {extra ? "USER_NS" : "", "user_ns", 0, Align::left, [](const Event& e) -> Value { return e.user_ns; }},
+        tpkit::json_only_unless<Event>(extra, {"USER_NS", "user_ns", 0, Align::left, [](const Event& e) -> Value { return e.user_ns; }}),
     };
 }
 

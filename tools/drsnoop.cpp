@@ -35,13 +35,13 @@ tpkit::Columns<Event> columns(bool extended)
     return {
         tpkit::task_time_column<Event>(),
         tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
-        tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, tpkit::Align::left),
+        tpkit::json_column<Event>("pid", [](const Event& e) -> tpkit::Value { return e.task.pid; }),
         tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, tpkit::Align::left),
         {"LAT(ms)", "latency_ns", 8, Align::right,
          [](const Event& e) { return tpkit::milliseconds_value(e.latency_ns, 3); }},
         {"PAGES", "pages", 5, Align::right, [](const Event& e) -> Value { return e.nr_reclaimed; }},
-        {extended ? "FREE(KB)" : "", "free_kb", 8, Align::right,
-         extended ? free_kb : [](const Event&) -> Value { return tpkit::absent; }},
+        tpkit::json_only_unless<Event>(extended, {"FREE(KB)", "free_kb", 8, Align::right,
+         extended ? free_kb : [](const Event&) -> Value { return tpkit::absent; }}),
         {"KIND", "kind", 0, Align::left,
          [](const Event& e) -> Value { return e.kind == DRSNOOP_MEMCG ? "memcg" : "direct"; }},
     };

@@ -112,25 +112,23 @@ tpkit::Columns<Event> columns(bool print_uid, bool quote)
 {
     return {
         tpkit::task_time_column<Event>(),
-        tpkit::task_column<Event>(tpkit::TaskField::uid, print_uid ? "UID" : "", 6, tpkit::Align::left),
+        tpkit::json_only_unless(print_uid, tpkit::task_column<Event>(tpkit::TaskField::uid, "UID", 6, tpkit::Align::left)),
         {"PCOMM", "pcomm", 16, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
         tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
-        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+        tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
         {"PPID", "ppid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.ppid; }},
         {"RET", "ret", 3, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.ret; }},
         {"ARGS", "args", 0, tpkit::Align::left, quote ? args_quoted : args_plain},
-        {"", "argc", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.argc; }},
-        {"", "args_cut", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
+        tpkit::json_column<Event>("argc", [](const Event& e) -> tpkit::Value { return e.argc; }),
+        tpkit::json_column<Event>("args_cut", [](const Event& e) -> tpkit::Value {
              return std::uint64_t(__builtin_popcountll(e.args_cut[0]) + __builtin_popcountll(e.args_cut[1]));
-         }},
-        {"", "filename", 0, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return command_of(e).filename; }},
-        {"", "filename_cut", 0, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return e.filename_cut; }},
-        {"", "call", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
+         }),
+        tpkit::json_column<Event>("filename", [](const Event& e) -> tpkit::Value { return command_of(e).filename; }),
+        tpkit::json_column<Event>("filename_cut", [](const Event& e) -> tpkit::Value { return e.filename_cut; }),
+        tpkit::json_column<Event>("call", [](const Event& e) -> tpkit::Value {
              return e.call == EXECSNOOP_EXECVEAT ? "execveat" : "execve";
-         }},
+         }),
     };
 }
 

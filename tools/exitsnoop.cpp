@@ -33,11 +33,9 @@ const tpkit::Columns<Event> columns{{
     {"EXIT_CODE", "exit_code", 0, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::exit_status_text(e.status); }},
     // The status's parts as numbers, for JSON readers.
-    {"", "code", 0, tpkit::Align::right,
-     [](const Event& e) -> tpkit::Value { return (e.status & 0x7f) ? 0u : (e.status >> 8) & 0xff; }},
-    {"", "signal", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.status & 0x7f; }},
-    {"", "core_dumped", 0, tpkit::Align::right,
-     [](const Event& e) -> tpkit::Value { return (e.status & 0x80) ? 1u : 0u; }},
+    tpkit::json_column<Event>("code", [](const Event& e) -> tpkit::Value { return (e.status & 0x7f) ? 0u : (e.status >> 8) & 0xff; }),
+    tpkit::json_column<Event>("signal", [](const Event& e) -> tpkit::Value { return e.status & 0x7f; }),
+    tpkit::json_column<Event>("core_dumped", [](const Event& e) -> tpkit::Value { return (e.status & 0x80) ? 1u : 0u; }),
 }};
 
 } // namespace

@@ -19,11 +19,11 @@ using Event = forksnoop_event;
 
 const tpkit::Columns<Event> columns{{
     tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.parent.timestamp_ns; }),
-    {"", "cpu", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.parent.cpu; }},
+    tpkit::json_column<Event>("cpu", [](const Event& e) -> tpkit::Value { return e.parent.cpu; }),
     {"PCOMM", "parent_comm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.parent.comm); }},
     {"PPID", "parent_pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.parent.pid; }},
-    {"", "parent_tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.parent.tid; }},
+    tpkit::json_column<Event>("parent_tid", [](const Event& e) -> tpkit::Value { return e.parent.tid; }),
     {"COMM", "child_comm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.child_comm); }},
     {"PID", "child_pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.child_pid; }},

@@ -176,15 +176,14 @@ const tpkit::Columns<Event> columns{{
     {"MNT_NS", "mnt_ns", 11, tpkit::Align::right,
      [](const Event& e) -> tpkit::Value { return e.mnt_ns; }},
     {"CALL", "call", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return call_text(e); }},
-    {"", "op", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return op_name(e); }},
-    {"", "source", 0, tpkit::Align::left, source_of},
-    {"", "target", 0, tpkit::Align::left, target_of},
-    {"", "fstype", 0, tpkit::Align::left, fstype_of},
-    {"", "data", 0, tpkit::Align::left, data_of},
-    {"", "flags", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.flags; }},
-    {"", "ret", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.ret; }},
-    {"", "latency_ns", 0, tpkit::Align::left,
-     [](const Event& e) -> tpkit::Value { return e.latency_ns; }},
+    tpkit::json_column<Event>("op", [](const Event& e) -> tpkit::Value { return op_name(e); }),
+    tpkit::json_column<Event>("source", source_of),
+    tpkit::json_column<Event>("target", target_of),
+    tpkit::json_column<Event>("fstype", fstype_of),
+    tpkit::json_column<Event>("data", data_of),
+    tpkit::json_column<Event>("flags", [](const Event& e) -> tpkit::Value { return e.flags; }),
+    tpkit::json_column<Event>("ret", [](const Event& e) -> tpkit::Value { return e.ret; }),
+    tpkit::json_column<Event>("latency_ns", [](const Event& e) -> tpkit::Value { return e.latency_ns; }),
 }};
 
 } // namespace

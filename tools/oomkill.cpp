@@ -27,14 +27,14 @@ tpkit::Value figure(const Event& e, Int value)
 
 const tpkit::Columns<Event> columns{{
     tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.trigger.timestamp_ns; }),
-    {"", "cpu", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.trigger.cpu; }},
+    tpkit::json_column<Event>("cpu", [](const Event& e) -> tpkit::Value { return e.trigger.cpu; }),
     {"TPID", "trigger_pid", 7, tpkit::Align::right,
      [](const Event& e) -> tpkit::Value { return e.trigger.pid; }},
-    {"", "trigger_tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.trigger.tid; }},
+    tpkit::json_column<Event>("trigger_tid", [](const Event& e) -> tpkit::Value { return e.trigger.tid; }),
     {"TCOMM", "trigger_comm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.trigger.comm); }},
     {"KPID", "killed_pid", 7, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.killed_pid; }},
-    {"", "killed_tid", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.killed_tid; }},
+    tpkit::json_column<Event>("killed_tid", [](const Event& e) -> tpkit::Value { return e.killed_tid; }),
     {"KCOMM", "killed_comm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.killed_comm); }},
     {"KUID", "killed_uid", 6, tpkit::Align::right,

@@ -74,29 +74,28 @@ tpkit::Columns<Event> columns(bool print_uid, bool extended, bool full)
 {
     return {
         tpkit::task_time_column<Event>(),
-        tpkit::task_column<Event>(tpkit::TaskField::uid, print_uid ? "UID" : "", 7, tpkit::Align::left),
+        tpkit::json_only_unless(print_uid, tpkit::task_column<Event>(tpkit::TaskField::uid, "UID", 7, tpkit::Align::left)),
         tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
-        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+        tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
         tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"FD", "fd", 3, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? e.ret : -1; }},
         {"ERR", "err", 3, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? 0 : -e.ret; }},
-        {extended ? "FLAGS" : "", "flags", 8, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
+        tpkit::json_only_unless<Event>(extended, {"FLAGS", "flags", 8, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
              return tpkit::TextAndJson{fmt::format("{:08o}", e.flags), std::to_string(e.flags)};
-         }},
-        {extended ? "MODE" : "", "mode", 4, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
+         }}),
+        tpkit::json_only_unless<Event>(extended, {"MODE", "mode", 4, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
              if (!has_mode(e))
                  return tpkit::TextAndJson{"n/a", "null"};
              return tpkit::TextAndJson{fmt::format("{:04o}", e.mode), std::to_string(e.mode)};
-         }},
+         }}),
         {"PATH", "path", 0, tpkit::Align::left, full ? full_path_of : path_of},
-        {"", "path_cut", 0, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return e.path_cut | e.dir_cut; }},
-        {"", "dfd", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.dfd; }},
-        {"", "call", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value {
+        tpkit::json_column<Event>("path_cut", [](const Event& e) -> tpkit::Value { return e.path_cut | e.dir_cut; }),
+        tpkit::json_column<Event>("dfd", [](const Event& e) -> tpkit::Value { return e.dfd; }),
+        tpkit::json_column<Event>("call", [](const Event& e) -> tpkit::Value {
              return e.call == OPENSNOOP_OPEN ? "open" : e.call == OPENSNOOP_OPENAT ? "openat" : "openat2";
-         }},
+         }),
     };
 }
 

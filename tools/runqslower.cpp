@@ -32,14 +32,14 @@ Value prev_tid_of(const Event& e) { return e.prev_tid; }
 const tpkit::Columns<Event> columns{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
-    tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
+    tpkit::json_column<Event>("pid", [](const Event& e) -> tpkit::Value { return e.task.pid; }),
     tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
     {"LAT(us)", "latency_ns", 14, Align::right, latency_us},
 }};
 const tpkit::Columns<Event> columns_with_previous{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, Align::left),
-    tpkit::task_column<Event>(tpkit::TaskField::pid, "", 0, Align::right),
+    tpkit::json_column<Event>("pid", [](const Event& e) -> tpkit::Value { return e.task.pid; }),
     tpkit::task_column<Event>(tpkit::TaskField::tid, "TID", 6, Align::left),
     {"LAT(us)", "latency_ns", 14, Align::right, latency_us},
     {"PREV COMM", "prev_comm", 16, Align::left, prev_comm_of},

@@ -97,10 +97,10 @@ inline Columns<Event> columns(const Options& options)
     return {
         time_column<Event>([](const Event& e) -> Value { return e.task.timestamp_ns; }),
         {"PID", "pid", 7, Align::right, [](const Event& e) -> Value { return e.task.pid; }},
-        {"", "tid", 0, Align::right, [](const Event& e) -> Value { return e.task.tid; }},
+        json_column<Event>("tid", [](const Event& e) -> Value { return e.task.tid; }),
         {"COMM", "comm", 16, Align::left, [](const Event& e) -> Value { return text_of(e.task.comm); }},
         options.names ? sig_name : sig_number,
-        {"", "sig_name", 0, Align::left, detail::signal_name_if_any},
+        json_column<Event>("sig_name", detail::signal_name_if_any),
         {"TPID", "tpid", 7, Align::right, [](const Event& e) -> Value { return e.target_pid; }},
         {"TCOMM", "tcomm", 16, Align::left,
          [](const Event& e) -> Value {
@@ -109,7 +109,7 @@ inline Columns<Event> columns(const Options& options)
              return text_of(e.target_comm);
          }},
         options.kill_calls ? result_of_call : result_of_signal,
-        {"", "call", 0, Align::left, detail::call_name},
+        json_column<Event>("call", detail::call_name),
     };
 }
 

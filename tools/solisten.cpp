@@ -25,7 +25,7 @@ using Event = solisten_event;
 const tpkit::Columns<Event> columns{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
-    tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::left),
+    tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
     {"RET", "ret", 3, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.ret; }},
     {"BACKLOG", "backlog", 7, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.backlog; }},

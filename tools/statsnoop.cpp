@@ -47,17 +47,17 @@ tpkit::Columns<Event> columns(bool print_syscall)
     return {
         tpkit::task_time_column<Event>(),
         tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
-        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+        tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
         tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
         {"RET", "ret", 4, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? e.ret : -1; }},
         {"ERR", "err", 4, tpkit::Align::right,
          [](const Event& e) -> tpkit::Value { return e.ret >= 0 ? 0 : -e.ret; }},
-        {print_syscall ? "SYSCALL" : "", "syscall", 10, tpkit::Align::left, syscall_of},
+        tpkit::json_only_unless<Event>(print_syscall, {"SYSCALL", "syscall", 10, tpkit::Align::left, syscall_of}),
         {"PATH", "path", 0, tpkit::Align::left, path_of},
-        {"", "path_cut", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.path_cut; }},
-        {"", "dfd", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.dfd; }},
-        {"", "flags", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.flags; }},
+        tpkit::json_column<Event>("path_cut", [](const Event& e) -> tpkit::Value { return e.path_cut; }),
+        tpkit::json_column<Event>("dfd", [](const Event& e) -> tpkit::Value { return e.dfd; }),
+        tpkit::json_column<Event>("flags", [](const Event& e) -> tpkit::Value { return e.flags; }),
     };
 }
 

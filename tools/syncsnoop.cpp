@@ -46,10 +46,10 @@ const tpkit::Columns<Event> columns{{
     tpkit::task_time_column<Event>(),
     tpkit::task_column<Event>(tpkit::TaskField::comm, "COMM", 16, tpkit::Align::left),
     tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::right),
-    tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::right),
+    tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
     {"CALL", "call", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::syscall_text(e.syscall_nr); }},
-    {"", "fd", 0, tpkit::Align::right, [](const Event& e) -> tpkit::Value { return e.fd; }},
+    tpkit::json_column<Event>("fd", [](const Event& e) -> tpkit::Value { return e.fd; }),
     {"ARGS", "call_args", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return args_of(e); }},
 }};
 

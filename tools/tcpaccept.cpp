@@ -22,7 +22,7 @@ using Event = tcpaccept_event;
 const tpkit::Columns<Event> columns{{
     tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
     {"PID", "pid", 7, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-    {"", "tid", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+    tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
     {"COMM", "comm", 16, tpkit::Align::left,
      [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
     {"IP", "ip", 2, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return tpkit::ip_version(e.tuple); }},

@@ -31,10 +31,10 @@ tpkit::Columns<Event> columns(bool print_uid)
 {
     return {
         tpkit::time_column<Event>([](const Event& e) -> tpkit::Value { return e.task.timestamp_ns; }),
-        {print_uid ? "UID" : "", "uid", 6, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return e.task.uid; }},
+        tpkit::json_only_unless<Event>(print_uid, {"UID", "uid", 6, tpkit::Align::left,
+         [](const Event& e) -> tpkit::Value { return e.task.uid; }}),
         {"PID", "pid", 7, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.task.pid; }},
-        {"", "tid", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.task.tid; }},
+        tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
         {"COMM", "comm", 16, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }},
         {"IP", "ip", 2, tpkit::Align::left,

@@ -43,22 +43,19 @@ tpkit::Columns<Drop> columns(bool stacks)
     std::vector<tpkit::Column<Drop>> list{
         tpkit::time_column<Drop>([](const Drop& d) -> tpkit::Value { return d.event.task.timestamp_ns; }),
         {"PID", "pid", 7, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.task.pid; }},
-        {"", "tid", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.task.tid; }},
-        {"", "comm", 0, tpkit::Align::left,
-         [](const Drop& d) -> tpkit::Value { return tpkit::text_of(d.event.task.comm); }},
+        tpkit::json_column<Drop>("tid", [](const Drop& d) -> tpkit::Value { return d.event.task.tid; }),
+        tpkit::json_column<Drop>("comm", [](const Drop& d) -> tpkit::Value { return tpkit::text_of(d.event.task.comm); }),
         {"IP", "ip", 2, tpkit::Align::left,
          [](const Drop& d) -> tpkit::Value { return tpkit::ip_version(d.event.tuple); }},
         {"SADDR:SPORT", "", 20, tpkit::Align::left,
          [](const Drop& d) -> tpkit::Value { return tpkit::local_endpoint_text(d.event.tuple); }},
-        {"", "saddr", 0, tpkit::Align::left,
-         [](const Drop& d) -> tpkit::Value { return tpkit::local_address_text(d.event.tuple); }},
-        {"", "sport", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.tuple.sport; }},
+        tpkit::json_column<Drop>("saddr", [](const Drop& d) -> tpkit::Value { return tpkit::local_address_text(d.event.tuple); }),
+        tpkit::json_column<Drop>("sport", [](const Drop& d) -> tpkit::Value { return d.event.tuple.sport; }),
         {">", "", 1, tpkit::Align::left, [](const Drop&) -> tpkit::Value { return ">"; }},
         {"DADDR:DPORT", "", 20, tpkit::Align::left,
          [](const Drop& d) -> tpkit::Value { return tpkit::remote_endpoint_text(d.event.tuple); }},
-        {"", "daddr", 0, tpkit::Align::left,
-         [](const Drop& d) -> tpkit::Value { return tpkit::remote_address_text(d.event.tuple); }},
-        {"", "dport", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.event.tuple.dport; }},
+        tpkit::json_column<Drop>("daddr", [](const Drop& d) -> tpkit::Value { return tpkit::remote_address_text(d.event.tuple); }),
+        tpkit::json_column<Drop>("dport", [](const Drop& d) -> tpkit::Value { return d.event.tuple.dport; }),
         {"STATE", "state", 11, tpkit::Align::left, [](const Drop& d) -> tpkit::Value {
              if (d.event.state == TCPDROP_NO_STATE)
                  return tpkit::absent;
@@ -69,8 +66,7 @@ tpkit::Columns<Drop> columns(bool stacks)
         {"REASON", "reason", 0, tpkit::Align::left, [](const Drop& d) -> tpkit::Value { return d.reason; }},
     };
     if (stacks)
-        list.push_back({"", "kernel_stack", 0, tpkit::Align::left,
-                        [](const Drop& d) -> tpkit::Value { return tpkit::TextAndJson{"", tpkit::json_string_array(d.stack)}; }});
+        list.push_back(tpkit::json_column<Drop>("kernel_stack", [](const Drop& d) -> tpkit::Value { return tpkit::TextAndJson{"", tpkit::json_string_array(d.stack)}; }));
     return tpkit::Columns<Drop>(std::move(list));
 }
 

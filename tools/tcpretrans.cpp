@@ -51,28 +51,26 @@ tpkit::Columns<Event> columns(bool sequence, bool failed)
     std::vector<tpkit::Column<Event>> list{
         tpkit::task_time_column<Event>(),
         tpkit::task_column<Event>(tpkit::TaskField::pid, "PID", 7, tpkit::Align::left),
-        tpkit::task_column<Event>(tpkit::TaskField::tid, "", 0, tpkit::Align::left),
-        tpkit::task_column<Event>(tpkit::TaskField::comm, "", 0, tpkit::Align::left),
+        tpkit::json_column<Event>("tid", [](const Event& e) -> tpkit::Value { return e.task.tid; }),
+        tpkit::json_column<Event>("comm", [](const Event& e) -> tpkit::Value { return tpkit::text_of(e.task.comm); }),
         {"IP", "ip", 2, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::ip_version(e.tuple); }},
         {"LADDR:LPORT", "", 20, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::local_endpoint_text(e.tuple); }},
-        {"", "laddr", 0, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return tpkit::local_address_text(e.tuple); }},
-        {"", "lport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.sport; }},
+        tpkit::json_column<Event>("laddr", [](const Event& e) -> tpkit::Value { return tpkit::local_address_text(e.tuple); }),
+        tpkit::json_column<Event>("lport", [](const Event& e) -> tpkit::Value { return e.tuple.sport; }),
         {"T>", "kind", 2, tpkit::Align::left, kind_of},
         {"RADDR:RPORT", "", 20, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::remote_endpoint_text(e.tuple); }},
-        {"", "raddr", 0, tpkit::Align::left,
-         [](const Event& e) -> tpkit::Value { return tpkit::remote_address_text(e.tuple); }},
-        {"", "rport", 0, tpkit::Align::left, [](const Event& e) -> tpkit::Value { return e.tuple.dport; }},
+        tpkit::json_column<Event>("raddr", [](const Event& e) -> tpkit::Value { return tpkit::remote_address_text(e.tuple); }),
+        tpkit::json_column<Event>("rport", [](const Event& e) -> tpkit::Value { return e.tuple.dport; }),
         {"STATE", "state", sequence || failed ? 12 : 0, tpkit::Align::left,
          [](const Event& e) -> tpkit::Value { return tpkit::tcp_state_name(e.state); }},
     };
     if (sequence)
         list.push_back({"SEQ", "seq", failed ? 10 : 0, tpkit::Align::left,
                         [](const Event& e) -> tpkit::Value { return e.seq; }});
-    list.push_back({failed ? "ERR" : "", "err", 0, tpkit::Align::left, error_of});
+    list.push_back(tpkit::json_only_unless<Event>(failed, {"ERR", "err", 0, tpkit::Align::left, error_of}));
     return tpkit::Columns<Event>(std::move(list));
 }
 
@@ -80,14 +78,12 @@ tpkit::Columns<Event> columns(bool sequence, bool failed)
 const tpkit::Columns<tpkit::TupleCount> count_columns{{
     {"LADDR:LPORT", "", 25, tpkit::Align::left,
      [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_endpoint_text(c.tuple); }},
-    {"", "laddr", 0, tpkit::Align::left,
-     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_address_text(c.tuple); }},
-    {"", "lport", 0, tpkit::Align::left, [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.sport; }},
+    tpkit::json_column<tpkit::TupleCount>("laddr", [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::local_address_text(c.tuple); }),
+    tpkit::json_column<tpkit::TupleCount>("lport", [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.sport; }),
     {"RADDR:RPORT", "", 25, tpkit::Align::left,
      [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_endpoint_text(c.tuple); }},
-    {"", "raddr", 0, tpkit::Align::left,
-     [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_address_text(c.tuple); }},
-    {"", "rport", 0, tpkit::Align::left, [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.dport; }},
+    tpkit::json_column<tpkit::TupleCount>("raddr", [](const tpkit::TupleCount& c) -> tpkit::Value { return tpkit::remote_address_text(c.tuple); }),
+    tpkit::json_column<tpkit::TupleCount>("rport", [](const tpkit::TupleCount& c) -> tpkit::Value { return c.tuple.dport; }),
     {"RETRANSMITS", "retransmits", 0, tpkit::Align::left,
      [](const tpkit::TupleCount& c) -> tpkit::Value { return c.count; }},
 }};

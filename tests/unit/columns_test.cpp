@@ -21,7 +21,7 @@ const tpkit::Columns<Stall> columns{{
     {"LAT(ms)", "latency_ns", 8, tpkit::Align::right,
      [](const Stall& s) { return tpkit::milliseconds_value(s.latency_ns, 3); }},
     {"PAGES", "pages", 5, tpkit::Align::right, [](const Stall& s) -> tpkit::Value { return s.pages; }},
-    {"", "free_kb", 0, tpkit::Align::right, [](const Stall&) -> tpkit::Value { return tpkit::absent; }},
+    tpkit::json_column<Stall>("free_kb", [](const Stall&) -> tpkit::Value { return tpkit::absent; }),
 }};
 
 std::string render(const Stall& s, bool json)

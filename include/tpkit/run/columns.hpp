@@ -70,14 +70,30 @@ struct Column {
         seconds, // get() gives nanoseconds (a duration): seconds with two decimals in text, like
                  // bcc's AGE(s), the nanoseconds in JSON (name the key *_ns)
     };
-    std::string_view heading; // empty: in JSON only
+    std::string_view heading;
     std::string_view key;     // JSON member; empty: in text only (bcc's "ADDR:PORT" text
                               // beside separate JSON members)
     int width;                // text width; 0: unpadded (last column)
     Align align;
     Value (*get)(const Event&);
     Kind kind = Kind::value;
+    bool json_only = false; // a member of the JSON object, no column of the text
 };
+
+// A member of the JSON object with no text column (bcc's text has none for it).
+template <class Event>
+Column<Event> json_column(std::string_view key, Value (*get)(const Event&))
+{
+    return {"", key, 0, Align::left, get, Column<Event>::Kind::value, true};
+}
+
+// A text column only when `shown` (an option asks for it), else in JSON only.
+template <class Event>
+Column<Event> json_only_unless(bool shown, Column<Event> column)
+{
+    column.json_only = !shown;
+    return column;
+}
 
 template <class Event>
 Column<Event> time_column(Value (*get)(const Event&))
@@ -161,7 +177,7 @@ public:
             return;
         bool first = true;
         for (const auto& c : columns_) {
-            if (c.heading.empty())
+            if (c.json_only)
                 continue;
             bool timed = c.kind == Column<Event>::Kind::time && options.timestamp;
             cell(out, first, timed ? std::string_view("TIME(s)") : c.heading, width(c, options), c.align);
@@ -218,7 +234,7 @@ private:
         }
         bool first = true;
         for (const auto& c : columns_) {
-            if (c.heading.empty())
+            if (c.json_only)
                 continue;
             auto v = c.get(e).value;
             if (c.kind == Column<Event>::Kind::time) {
