@@ -12,7 +12,8 @@
 #include <tpkit/output/metrics.hpp>
 #include <tpkit/run/collector.hpp>
 #include <tpkit/run/columns.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/limits.h>
+#include <tpkit/run/task_filters.hpp>
 #include <tpkit/task.h>
 
 #include <fmt/core.h>

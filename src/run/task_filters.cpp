@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/run/stream.hpp"
+#include "tpkit/run/task_filters.hpp"
 
 #include "tpkit/support/error.hpp"
 
