@@ -147,12 +147,12 @@ TEST(TpsnoopLive, TextIsTheKernelsOwnByteForByte)
             ASSERT_EQ(instance.set_filter(system, event, std::string("COMM == \"") + workload_comm + "\""), "");
             instance.enable(system, event, true);
         }
+        tpkit::live::FreedTaskWatch freed(workload_comm);
         pid_t workload = tpkit::live::start_child(workload_comm, [&] { run_workload(disk.path(), port); });
         ASSERT_EQ(tpkit::live::reap(workload), 0);
-        // A reaped task still runs to its last switch away, and an interrupt there has its comm:
-        // both traces stay on until it is gone (tpsnoop's last events reach its output meanwhile),
-        // and the kernel's stops first, so that tpsnoop's covers all of it.
-        std::this_thread::sleep_for(tpkit::live::patient(300ms));
+        // Both traces stay on until the workload's task is gone (FreedTaskWatch), and the
+        // kernel's stops first, so that tpsnoop's covers all of it.
+        ASSERT_TRUE(freed.wait(workload, tpkit::live::patient(10s))) << "the workload's task was never freed";
         for (const auto& [system, event] : compared_events)
             instance.enable(system, event, false);
         kernel_lines = instance.take_lines();

@@ -6,10 +6,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -98,6 +100,38 @@ private:
 
     std::filesystem::path dir_;
     std::vector<std::pair<std::string, std::string>> touched_;
+};
+
+// When the kernel frees a task of one comm (sched:sched_process_free): only after the task's
+// last switch away. A reaped task still runs until then, and an interrupt there has its comm, so
+// a test comparing what two tracers saw of that comm keeps both on until this has happened.
+// Made before the task starts, so that its free cannot come first.
+class FreedTaskWatch {
+public:
+    explicit FreedTaskWatch(const std::string& comm) : instance_("freed")
+    {
+        instance_.set_filter("sched", "sched_process_free", "comm == \"" + comm + "\"");
+        instance_.enable("sched", "sched_process_free", true);
+    }
+
+    // Whether task `pid` was freed within `timeout` (others of the comm, its children, may be
+    // freed before).
+    bool wait(pid_t pid, std::chrono::milliseconds timeout)
+    {
+        const std::string freed = " pid=" + std::to_string(pid) + " ";
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        for (;;) {
+            for (const auto& line : instance_.take_lines())
+                if (line.find(freed) != std::string::npos)
+                    return true;
+            if (std::chrono::steady_clock::now() >= deadline)
+                return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+
+private:
+    TraceInstance instance_;
 };
 
 } // namespace tpkit::live
