@@ -5,7 +5,7 @@
 // comm after the pid (histogram headings "pid = 181 bash").
 #pragma once
 
-#include "stack_symbolizer.hpp"
+#include <tpkit/run/stack_symbolizer.hpp>
 
 #include <tpkit/bpf/maps.hpp>
 #include <tpkit/bpf/skeleton.hpp>

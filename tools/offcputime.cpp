@@ -5,7 +5,6 @@
 // graphs).
 #include "offcputime.h"
 #include "offcputime.skel.h"
-#include "stack_symbolizer.hpp"
 
 #include <tpkit/bpf/maps.hpp>
 #include <tpkit/bpf/skeleton.hpp>
@@ -15,6 +14,7 @@
 #include <tpkit/output/metrics.hpp>
 #include <tpkit/process/clock.hpp>
 #include <tpkit/run/columns.hpp>
+#include <tpkit/run/stack_symbolizer.hpp>
 #include <tpkit/run/stream.hpp>
 #include <tpkit/run/tool.hpp>
 #include <tpkit/support/json.hpp>
@@ -61,7 +61,7 @@ struct Blocked {
     std::vector<std::string> kernel, user;
 };
 
-std::vector<Blocked> collect(offcputime_bpf& skel, StackSymbolizer& symbolizer)
+std::vector<Blocked> collect(offcputime_bpf& skel, tpkit::StackSymbolizer& symbolizer)
 {
     std::vector<Blocked> all;
     const int fd = bpf_map__fd(skel.maps.offcpu);
@@ -180,7 +180,7 @@ void run(const Options& options, tpkit::CommonOptions common)
                                           "stacks in all", TPKIT_TIMING_MAX_ENTRIES));
     // The kernel's symbols are read from attach on, on a thread of their own: ready when the
     // stacks print, at the end.
-    StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), options.stack_depth,
+    tpkit::StackSymbolizer symbolizer(bpf_map__fd(skel->maps.stacks), options.stack_depth,
                                OFFCPUTIME_NO_STACK, options.offsets);
     symbolizer.read_kernel_symbols_from(tpkit::KernelSymbolsInBackground());
     tpkit::StopSignal stop(common);
