@@ -6,7 +6,7 @@
 #include "../netrxlen.hpp"
 #include "collectors/runqlat.hpp"
 #include "../softirqs.hpp"
-#include "../syscount.hpp"
+#include "collectors/syscount.hpp"
 #include "../tpcount.hpp"
 #include "../tphist.hpp"
 #include "../tplat.hpp"
