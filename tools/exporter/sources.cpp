@@ -7,9 +7,9 @@
 #include "collectors/runqlat.hpp"
 #include "../softirqs.hpp"
 #include "collectors/syscount.hpp"
-#include "../tpcount.hpp"
-#include "../tphist.hpp"
-#include "../tplat.hpp"
+#include "collectors/tpcount.hpp"
+#include "collectors/tphist.hpp"
+#include "collectors/tplat.hpp"
 
 #include <fmt/format.h>
 
