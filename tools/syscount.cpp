@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // syscount: the syscalls of the machine counted in the kernel, by syscall or by process, with
 // their time (-L); bcc's syscount's options and tables.
-#include "syscount.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/syscount.hpp"
+
+#include <tpkit/kernel/syscalls.hpp>
+#include <tpkit/run/tool.hpp>
+
+#include <algorithm>
 
 namespace {
 

@@ -4,11 +4,11 @@
 // kernel's BTF (enum skb_drop_reason), whose numbers differ between kernels.
 #include "tcpdrop.h"
 #include "tcpdrop.skel.h"
-#include "stack_symbolizer.hpp"
 
 #include <tpkit/bpf/skeleton.hpp>
 #include <tpkit/process/clock.hpp>
 #include <tpkit/run/inet.hpp>
+#include <tpkit/run/stack_symbolizer.hpp>
 #include <tpkit/run/stream.hpp>
 #include <tpkit/run/tool.hpp>
 
@@ -105,7 +105,7 @@ void run(const tpkit::Cli& cli, const Options& o)
     const tpkit::Columns<Drop> shown = columns(o.stacks);
     tpkit::Output& out = tpkit::standard_output();
     tpkit::MonotonicClock clock;
-    std::optional<StackSymbolizer> symbolizer;
+    std::optional<tpkit::StackSymbolizer> symbolizer;
     bpf_map* stack_map = nullptr;
     tpkit::run_stream<tcpdrop_bpf, tcpdrop_event>(
         cli,

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpcount: counts the events of any tracepoints in the kernel, in total or by a key.
-#include "tpcount.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/tpcount.hpp"
+
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tphist: an in-kernel histogram of one integer field of any tracepoint, no compiler needed.
-#include "tphist.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/tphist.hpp"
+
+#include <tpkit/engine/engine.hpp>
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

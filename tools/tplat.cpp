@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tplat: the latency between two tracepoints, as an in-kernel histogram, no compiler needed.
-#include "tplat.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/tplat.hpp"
+
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

@@ -6,10 +6,10 @@
 #include "../netrxlen.hpp"
 #include "collectors/runqlat.hpp"
 #include "../softirqs.hpp"
-#include "../syscount.hpp"
-#include "../tpcount.hpp"
-#include "../tphist.hpp"
-#include "../tplat.hpp"
+#include "collectors/syscount.hpp"
+#include "collectors/tpcount.hpp"
+#include "collectors/tphist.hpp"
+#include "collectors/tplat.hpp"
 
 #include <fmt/format.h>
 
@@ -22,15 +22,14 @@ namespace {
 
 // A tool's collector from its own options (and the task filters): parsed always, opened when
 // `load`.
-using ToolMaker = std::function<std::unique_ptr<Collector>(const std::string& name,
-                                                           const std::vector<std::string>& args,
-                                                           bool load)>;
+using ToolMaker = std::function<std::unique_ptr<MetricCollector>(
+    const std::string& name, const std::vector<std::string>& args, bool load)>;
 
 template <class Options, class AddOptions, class Open>
 ToolMaker tool(AddOptions add_options, Open open)
 {
     return [=](const std::string& name, const std::vector<std::string>& args, bool load)
-               -> std::unique_ptr<Collector> {
+               -> std::unique_ptr<MetricCollector> {
         Cli cli(name, "", "");
         cli.add_task_filters();
         Options options;
@@ -172,7 +171,7 @@ void check_keys(const MetricConfig& m)
 
 // Checks the metric's keys, then opens its engine or tool, which checks the rest (the processes,
 // disks, CPUs its options name; the memory of its maps) as it loads and attaches.
-std::unique_ptr<Collector> open_collector(const MetricConfig& m)
+std::unique_ptr<MetricCollector> open_collector(const MetricConfig& m)
 {
     check_keys(m);
     try {

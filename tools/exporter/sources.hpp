@@ -30,11 +30,11 @@ public:
     void scrape(std::vector<MetricFamily>& out);
     std::uint64_t uncounted() const { return collector_->uncounted(); }
     std::uint64_t over_series_limit() const { return over_series_limit_; }
-    const Collector& collector() const { return *collector_; }
+    const MetricCollector& collector() const { return *collector_; }
 
 private:
     MetricConfig config_;
-    std::unique_ptr<Collector> collector_;
+    std::unique_ptr<MetricCollector> collector_;
     CumulativeMetrics totals_;
     std::uint64_t over_series_limit_ = 0;
 };

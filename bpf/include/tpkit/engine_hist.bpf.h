@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The histograms of the histogram engines (tphist, tplat): log2, log-linear or linear as
  * tpkit_config.hist_layout says, one cumulative histogram without --by, one per key with it.
- * tools/engine_hists.hpp reads them back, by the names of the engine's maps:
+ * src/collectors/engine_hists.hpp reads them back, by the names of the engine's maps:
  *
  *	TPKIT_ENGINE_TOTAL_MAP(struct tpkit_log2_hist) log2_total SEC(".maps");
  *	TPKIT_ENGINE_TOTAL_MAP(struct tpkit_loglinear_hist) loglinear_total SEC(".maps");

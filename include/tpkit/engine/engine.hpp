@@ -138,7 +138,7 @@ void configure_key(tpkit_engine_config& config, const KeyChoice& key, const Even
 
 // One part of a key read back from a map, as text: the comm or string (ending in "…" when it was
 // longer than a key holds and cut), the number in decimal (hex for a pointer field). Stacks are
-// not text here (see tools/engine_keys.hpp): empty.
+// not text here (see src/collectors/engine_keys.hpp): empty.
 std::string key_text(const tpkit_engine_key& key, const KeyChoice& choice, tpkit_key_source part,
                      const EventFormat& format);
 // Once per run, on stderr: string keys were cut, so values that differ only past the cut are
