@@ -2,10 +2,10 @@
 #include "sources.hpp"
 
 #include "collectors/biolatency.hpp"
-#include "../hardirqs.hpp"
 #include "../netrxlen.hpp"
+#include "collectors/hardirqs.hpp"
 #include "collectors/runqlat.hpp"
-#include "../softirqs.hpp"
+#include "collectors/softirqs.hpp"
 #include "../syscount.hpp"
 #include "../tpcount.hpp"
 #include "../tphist.hpp"
