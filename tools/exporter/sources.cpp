@@ -2,8 +2,8 @@
 #include "sources.hpp"
 
 #include "collectors/biolatency.hpp"
-#include "../netrxlen.hpp"
 #include "collectors/hardirqs.hpp"
+#include "collectors/netrxlen.hpp"
 #include "collectors/runqlat.hpp"
 #include "collectors/softirqs.hpp"
 #include "../syscount.hpp"
