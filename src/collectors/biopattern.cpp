@@ -5,20 +5,23 @@
 #include "biopattern.skel.h"
 
 #include <tpkit/run/block.hpp>
-#include <tpkit/run/stream.hpp>
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tpkit::biopattern {
 namespace {
+
+// Disks the counts' map holds.
+constexpr std::uint32_t max_disks = 1024;
 
 // The counts since the previous call, one row per disk that completed I/O, by name.
 class Collector : public SkeletonCollector<biopattern_bpf> {
 public:
     Collector(const Cli& cli, const Options& options)
-        : SkeletonCollector(opened(cli, options)),
+        : SkeletonCollector(disk_filter::open<biopattern_bpf>(cli, options)),
           counts_(skel_->maps.counts, skel_->maps.counts_a, skel_->maps.counts_b)
     {
         counts_.set_max_entries(max_disks);
@@ -59,14 +62,6 @@ public:
     }
 
 private:
-    static Skeleton<biopattern_bpf> opened(const Cli& cli, const Options& options)
-    {
-        auto skel = Skeleton<biopattern_bpf>::open(cli.name());
-        apply_task_filters(*skel, cli.options());
-        apply_disk_filter(*skel, options.disk);
-        return skel;
-    }
-
     SwappedMap counts_;
     BlockDeviceNames names_;
 };
@@ -75,7 +70,7 @@ private:
 
 void add_options(Cli& cli, Options& options)
 {
-    cli.add_disk(options.disk);
+    disk_filter::add_options(cli, options);
 }
 
 std::unique_ptr<MetricCollector> open(const Cli& cli, const Options& options)

@@ -5,22 +5,24 @@
 #include "bitesize.skel.h"
 
 #include <tpkit/output/histogram.hpp>
-#include <tpkit/run/block.hpp>
 #include <tpkit/run/columns.hpp>
-#include <tpkit/run/stream.hpp>
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tpkit::bitesize {
 namespace {
+
+// Process names the histogram map holds per interval.
+constexpr std::uint32_t max_names = 10240;
 
 // The histograms since the previous call, one per process name, by name.
 class Collector : public SkeletonCollector<bitesize_bpf> {
 public:
     Collector(const Cli& cli, const Options& options)
-        : SkeletonCollector(opened(cli, options)),
+        : SkeletonCollector(disk_filter::open<bitesize_bpf>(cli, options)),
           hists_(skel_->maps.hists, skel_->maps.hists_a, skel_->maps.hists_b)
     {
         hists_.set_max_entries(max_names);
@@ -48,14 +50,6 @@ public:
     }
 
 private:
-    static Skeleton<bitesize_bpf> opened(const Cli& cli, const Options& options)
-    {
-        auto skel = Skeleton<bitesize_bpf>::open(cli.name());
-        apply_task_filters(*skel, cli.options());
-        apply_disk_filter(*skel, options.disk);
-        return skel;
-    }
-
     SwappedMap hists_;
 };
 
@@ -63,7 +57,7 @@ private:
 
 void add_options(Cli& cli, Options& options)
 {
-    cli.add_disk(options.disk);
+    disk_filter::add_options(cli, options);
 }
 
 std::unique_ptr<MetricCollector> open(const Cli& cli, const Options& options)

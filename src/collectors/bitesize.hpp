@@ -2,21 +2,15 @@
 // bitesize's collector: its options and how it opens.
 #pragma once
 
-#include <tpkit/cli/cli.hpp>
+#include "collectors/disk_filter.hpp"
+
 #include <tpkit/run/collector.hpp>
 
-#include <cstdint>
 #include <memory>
-#include <string>
 
 namespace tpkit::bitesize {
 
-// Process names the histogram map holds per interval.
-inline constexpr std::uint32_t max_names = 10240;
-
-struct Options {
-    std::string disk;
-};
+using Options = disk_filter::Options;
 
 // -d (after the common options).
 void add_options(Cli& cli, Options& options);
