@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // netrxlen: a histogram of received packet lengths, counted in the kernel.
-#include "netrxlen.hpp"
-#include "tpkit/run/tool.hpp"
+#include "collectors/netrxlen.hpp"
+
+#include <tpkit/run/tool.hpp>
 
 namespace {
 

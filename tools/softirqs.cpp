@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // softirqs: time in (or count of) softirqs per vector, counted in the kernel; bcc's softirqs.
-#include "softirqs.hpp"
+#include "collectors/softirqs.hpp"
+
+#include <tpkit/run/tool.hpp>
 
 namespace {
 
@@ -16,9 +18,19 @@ constexpr const char* examples = R"(  softirqs                  # total time in 
 
 int main(int argc, char** argv)
 {
-    return tpkit::irq_tables::tool_main(
-        argc, argv, "softirqs",
-        "Summarize softirq time, or counts, per vector (irq:softirq_entry and softirq_exit). "
-        "-p, -t, -u, --cgroup and --comm select the task a softirq interrupted.",
-        examples, tpkit::softirqs::add_options, tpkit::softirqs::open);
+    tpkit::Cli cli("softirqs",
+                   "Summarize softirq time, or counts, per vector (irq:softirq_entry and "
+                   "softirq_exit). -p, -t, -u, --cgroup and --comm select the task a softirq "
+                   "interrupted.",
+                   examples);
+    tpkit::softirqs::Options options;
+    cli.add_common();
+    cli.add_interval_count();
+    tpkit::softirqs::add_options(cli, options);
+    if (auto exit = cli.parse(argc, argv))
+        return static_cast<int>(*exit);
+
+    return tpkit::run_tool(cli.name(), [&] {
+        tpkit::run_collector(cli.options(), *tpkit::softirqs::open(cli, options));
+    });
 }

@@ -2,10 +2,10 @@
 #include "sources.hpp"
 
 #include "collectors/biolatency.hpp"
-#include "../hardirqs.hpp"
-#include "../netrxlen.hpp"
+#include "collectors/hardirqs.hpp"
+#include "collectors/netrxlen.hpp"
 #include "collectors/runqlat.hpp"
-#include "../softirqs.hpp"
+#include "collectors/softirqs.hpp"
 #include "collectors/syscount.hpp"
 #include "collectors/tpcount.hpp"
 #include "collectors/tphist.hpp"

@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-// softirqs' collector: its options and how it opens, for its main and for the exporter.
-#pragma once
+#include "collectors/softirqs.hpp"
 
 #include "softirqs.h"
 #include "softirqs.skel.h"
-
-#include "irq_tables.hpp"
 
 #include <cctype>
 #include <fstream>
 
 namespace tpkit::softirqs {
-
-using Options = irq_tables::Options;
-
-inline void add_options(Cli& cli, Options& options)
-{
-    irq_tables::add_options(cli, options, "-C,--count");
-}
+namespace {
 
 // The vectors' names in the kernel's order, as /proc/softirqs lists them ("NET_RX:"), in lower
 // case as bcc prints them.
-inline std::vector<std::string> vector_names()
+std::vector<std::string> vector_names()
 {
     std::vector<std::string> names;
     std::ifstream proc("/proc/softirqs");
@@ -40,14 +31,22 @@ inline std::vector<std::string> vector_names()
     return names;
 }
 
-inline std::unique_ptr<Collector> open(const Cli& cli, const Options& options)
+} // namespace
+
+void add_options(Cli& cli, Options& options)
 {
-    return irq_tables::open<softirqs_bpf, std::uint32_t>(
+    irq_tables::add_options(cli, options, "-C,--count");
+}
+
+std::unique_ptr<MetricCollector> open(const Cli& cli, const Options& options)
+{
+    return std::make_unique<irq_tables::Collector<softirqs_bpf, std::uint32_t>>(
         cli, options, SOFTIRQS_MAX_VECTORS,
-        {"irq:softirq_exit", "softirq", "time in softirqs",
-         [names = vector_names()](std::uint32_t vector) {
-             return vector < names.size() ? names[vector] : "vector " + std::to_string(vector);
-         }});
+        irq_tables::Describe<std::uint32_t>{
+            "irq:softirq_exit", "softirq", "time in softirqs",
+            [names = vector_names()](std::uint32_t vector) {
+                return vector < names.size() ? names[vector] : "vector " + std::to_string(vector);
+            }});
 }
 
 } // namespace tpkit::softirqs

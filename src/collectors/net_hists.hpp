@@ -21,9 +21,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <memory>
-#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpkit::net_hists {
@@ -76,50 +75,46 @@ void select_device(Skel& skel, const Options& options)
     skel.rodata->per_dev = options.per_dev;
 }
 
-// The histograms since the previous call: one per key when split, else one (also when empty, so
-// that JSON readers get a total of 0).
-template <typename Key>
-Reading collect(SwappedMap& hists, MissedWatch& missed, bool split, const Describe<Key>& describe,
-                Drain drain)
-{
-    Reading reading;
-    auto entries = hists.drain(drain);
-    missed.report();
-    if (entries.empty() && !split)
-        entries.push_back({{}, {}});
-    for (const auto& entry : entries) {
-        const auto key = entry.key_as<Key>();
-        reading.metrics.push_back({"len", describe.help, "bytes", describe.labels(key),
-                                   Histogram::from_log2(entry.counters)});
-    }
-    return reading;
-}
-
-// Sizes the map, loads and attaches: the skeleton's own attach, or the tool's, whose link it
-// returns (else an empty Link).
+// The collector of netrxlen and nettxlen: `skel` opened and configured (select_device(), the
+// tool's own rodata), sizes the map, loads and attaches: the skeleton's own attach, or the tool's,
+// whose link `attach` returns (else an empty Link) and the collector keeps. Each collect gives the
+// histograms since the previous one: one per key when split, else one (also when empty, so that
+// JSON readers get a total of 0).
 template <typename Skel, typename Key>
-std::unique_ptr<Collector> open(const Cli& cli, Skeleton<Skel> skel, bool split,
-                                const Describe<Key>& describe,
-                                const std::function<Link(Skeleton<Skel>&)>& attach)
-{
-    struct State {
-        Skeleton<Skel> skel;
-        SwappedMap hists;
-        Link link{nullptr, bpf_link__destroy};
-        std::optional<MissedWatch> missed;
-    };
-    SwappedMap hists(skel->maps.hists, skel->maps.hists_a, skel->maps.hists_b);
-    hists.set_max_entries(split ? max_keys : 1);
-    auto state = std::make_shared<State>(State{std::move(skel), hists, {nullptr, bpf_link__destroy}, {}});
-    state->skel.load();
-    state->link = attach(state->skel);
-    state->missed.emplace(cli.name(), state->skel->maps.tpkit_missed,
-                          fmt::format("more than {} histograms", max_keys));
-    State& s = *state;
-    return std::make_unique<CollectorOf>(
-        state, std::vector<bpf_object*>{s.skel->obj},
-        [&s, split, describe](Drain drain) { return collect(s.hists, *s.missed, split, describe, drain); },
-        [&s] { return s.missed->total(); });
-}
+class Collector : public SkeletonCollector<Skel> {
+public:
+    Collector(Skeleton<Skel> skel, bool split, Describe<Key> describe,
+              const std::function<Link(Skeleton<Skel>&)>& attach)
+        : SkeletonCollector<Skel>(std::move(skel)), split_(split), describe_(std::move(describe)),
+          hists_(this->skel_->maps.hists, this->skel_->maps.hists_a, this->skel_->maps.hists_b)
+    {
+        hists_.set_max_entries(split ? max_keys : 1);
+        this->skel_.load();
+        link_ = attach(this->skel_);
+        this->watch_missed(fmt::format("more than {} histograms", max_keys));
+    }
+
+    Reading collect(Drain drain) override
+    {
+        Reading reading;
+        auto entries = hists_.drain(drain);
+        this->report_missed();
+        if (entries.empty() && !split_)
+            entries.push_back({{}, {}});
+        for (const auto& entry : entries) {
+            const auto key = entry.key_as<Key>();
+            reading.metrics.push_back({"len", describe_.help, "bytes", describe_.labels(key),
+                                       Histogram::from_log2(entry.counters)});
+        }
+        return reading;
+    }
+
+private:
+    bool split_;
+    Describe<Key> describe_;
+    SwappedMap hists_;
+    // Destroyed before the skeleton (the base): the tool's own attachment.
+    Link link_{nullptr, bpf_link__destroy};
+};
 
 } // namespace tpkit::net_hists
