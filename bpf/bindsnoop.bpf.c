@@ -12,7 +12,7 @@
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/syscalls_bind.h>
-#include "bindsnoop.h"
+#include <tpkit/tools/bindsnoop.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -10,7 +10,7 @@
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
-#include "biolatency.h"
+#include <tpkit/tools/biolatency.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

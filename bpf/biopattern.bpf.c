@@ -6,7 +6,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <tpkit/block.bpf.h>
-#include "biopattern.h"
+#include <tpkit/tools/biopattern.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

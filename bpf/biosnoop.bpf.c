@@ -8,7 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/block.bpf.h>
 #include <tpkit/emit.bpf.h>
-#include "biosnoop.h"
+#include <tpkit/tools/biosnoop.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -7,7 +7,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <tpkit/block.bpf.h>
-#include "biotop.h"
+#include <tpkit/tools/biotop.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -14,7 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/block.bpf.h>
 #include <tpkit/hist.bpf.h>
-#include "bitesize.h"
+#include <tpkit/tools/bitesize.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

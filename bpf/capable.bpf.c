@@ -8,7 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
-#include "capable.h"
+#include <tpkit/tools/capable.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

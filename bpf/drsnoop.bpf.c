@@ -10,7 +10,7 @@
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
-#include "drsnoop.h"
+#include <tpkit/tools/drsnoop.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -4,7 +4,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "exitsnoop.h"
+#include <tpkit/tools/exitsnoop.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/sched.h>

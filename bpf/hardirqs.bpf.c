@@ -7,7 +7,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "irq_time.bpf.h"
-#include "hardirqs.h"
+#include <tpkit/tools/hardirqs.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -19,7 +19,7 @@
 #include <tpkit/hist.bpf.h>
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
-#include "softirqs.h"
+#include <tpkit/tools/softirqs.h>
 
 const volatile bool histograms = false; /* -d */
 const volatile bool nanoseconds = false; /* -N: histograms in nsecs */

@@ -4,7 +4,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "mountsnoop.h"
+#include <tpkit/tools/mountsnoop.h>
 #include <tpkit/call.bpf.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>

@@ -7,7 +7,7 @@
 #include <tpkit/hist.bpf.h>
 #include <tpkit/maps.bpf.h>
 #include "netdev.bpf.h"
-#include "netrxlen.h"
+#include <tpkit/tools/netrxlen.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/net.h>
 

@@ -8,7 +8,7 @@
 #include <tpkit/hist.bpf.h>
 #include <tpkit/maps.bpf.h>
 #include "netdev.bpf.h"
-#include "nettxlen.h"
+#include <tpkit/tools/nettxlen.h>
 #include <tpkit/task.bpf.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -12,7 +12,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
 #include <tpkit/tp/sched_switch_raw.h>
-#include "offcputime.h"
+#include <tpkit/tools/offcputime.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

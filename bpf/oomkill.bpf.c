@@ -10,7 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "oomkill.h"
+#include <tpkit/tools/oomkill.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/oom.h>

@@ -7,7 +7,7 @@
 #include <tpkit/emit.bpf.h>
 #include <tpkit/runq.bpf.h>
 #include <tpkit/task.bpf.h>
-#include "runqslower.h"
+#include <tpkit/tools/runqslower.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -4,7 +4,7 @@
  * sys_exit_*). sigsnoop and killsnoop load this one object. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "sigsnoop.h"
+#include <tpkit/tools/sigsnoop.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/signal.h>

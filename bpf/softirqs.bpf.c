@@ -5,7 +5,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "irq_time.bpf.h"
-#include "softirqs.h"
+#include <tpkit/tools/softirqs.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -13,7 +13,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/sock_raw.h>
 #include <tpkit/tp/syscalls_listen.h>
-#include "solisten.h"
+#include <tpkit/tools/solisten.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -3,7 +3,7 @@
  * arguments, the return reads the path (the kernel has just read it too) and sends the event. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "statsnoop.h"
+#include <tpkit/tools/statsnoop.h>
 #include <tpkit/call.bpf.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>

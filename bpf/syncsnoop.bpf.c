@@ -3,7 +3,7 @@
  * sync_file_range, with their arguments. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "syncsnoop.h"
+#include <tpkit/tools/syncsnoop.h>
 #include <tpkit/emit.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/syscalls_sync.h>

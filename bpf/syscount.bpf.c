@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
-#include "syscount.h"
+#include <tpkit/tools/syscount.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -7,7 +7,7 @@
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/syscalls_accept.h>
-#include "tcpaccept.h"
+#include <tpkit/tools/tcpaccept.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

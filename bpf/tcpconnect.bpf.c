@@ -8,7 +8,7 @@
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/sock_raw.h>
-#include "tcpconnect.h"
+#include <tpkit/tools/tcpconnect.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -10,7 +10,7 @@
 #include <tpkit/stack.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/skb_raw.h>
-#include "tcpdrop.h"
+#include <tpkit/tools/tcpdrop.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

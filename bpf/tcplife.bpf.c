@@ -10,7 +10,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
 #include <tpkit/tp/sock_raw.h>
-#include "tcplife.h"
+#include <tpkit/tools/tcplife.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

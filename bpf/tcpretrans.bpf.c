@@ -10,7 +10,7 @@
 #include <tpkit/inet.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/tcp_raw.h>
-#include "tcpretrans.h"
+#include <tpkit/tools/tcpretrans.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

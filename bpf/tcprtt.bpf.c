@@ -9,7 +9,7 @@
 #include <tpkit/inet.bpf.h>
 #include <tpkit/maps.bpf.h>
 #include <tpkit/tp/tcp_probe_raw.h>
-#include "tcprtt.h"
+#include <tpkit/tools/tcprtt.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

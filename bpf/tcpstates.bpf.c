@@ -8,7 +8,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
 #include <tpkit/tp/sock_raw.h>
-#include "tcpstates.h"
+#include <tpkit/tools/tcpstates.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

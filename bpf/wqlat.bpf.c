@@ -10,7 +10,7 @@
 #include <tpkit/task.bpf.h>
 #include <tpkit/timing.bpf.h>
 #include <tpkit/tp/workqueue_raw.h>
-#include "wqlat.h"
+#include <tpkit/tools/wqlat.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -9,7 +9,7 @@
 #   include/tpkit/                public C++/C headers and the BPF helpers (*.bpf.h, tp/*.h),
 #                                 as one tree: a BPF source includes <tpkit/emit.bpf.h> and
 #                                 <tpkit/hist.h> the same way inside and outside tpkit
-#   include/tpkit/tools/          the tools' event structs (bpf/NAME.h), beside their skeletons
+#   include/tpkit/tools/          the tools' event structs (NAME.h), beside their skeletons
 #   include/tpkit/vmlinux/        vmlinux.h and its per-arch headers (BPF sources only)
 #   include/tpkit/skel/           NAME.skel.h of each tool with a BPF program
 #   lib/cmake/tpkit/              tpkitConfig.cmake, its version file, targets, TpkitBpf.cmake
@@ -30,10 +30,6 @@ install(TARGETS tpkit ${tpkit_part_targets} tpgen EXPORT tpkitTargets
 
 install(DIRECTORY include/tpkit bpf/include/tpkit DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         COMPONENT dev FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
-# The tools' own event structs (bpf/NAME.h), for embedders of their skeletons.
-file(GLOB tpkit_tool_headers CONFIGURE_DEPENDS bpf/*.h)
-install(FILES ${tpkit_tool_headers} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/tpkit/tools"
-        COMPONENT dev)
 install(DIRECTORY vmlinux/ DESTINATION "${TPKIT_INSTALL_VMLINUXDIR}" COMPONENT dev
         FILES_MATCHING PATTERN "*.h")
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // bindsnoop: every bind() of an IPv4 or IPv6 socket, with the address and port, the socket's
 // protocol, options and device, and the result, from bind()'s syscall tracepoints.
-#include "bindsnoop.h"
+#include <tpkit/tools/bindsnoop.h>
 #include "bindsnoop.skel.h"
 
 #include <tpkit/kernel/tracefs.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // biosnoop: every block I/O as it completes, with the task that submitted it; bcc's biosnoop.
-#include "biosnoop.h"
+#include <tpkit/tools/biosnoop.h>
 #include "biosnoop.skel.h"
 
 #include <tpkit/run/block.hpp>

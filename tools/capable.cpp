@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // capable: every capability check and its verdict, from capability:cap_capable; bcc's capable.
-#include "capable.h"
+#include <tpkit/tools/capable.h>
 #include "capable.skel.h"
 
 #include <tpkit/kernel/constants.hpp>

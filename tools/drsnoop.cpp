@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // drsnoop: every direct reclaim stall, with its latency and the pages it freed; bcc's drsnoop,
 // with memory cgroup reclaim too.
-#include "drsnoop.h"
+#include <tpkit/tools/drsnoop.h>
 #include "drsnoop.skel.h"
 
 #include <tpkit/kernel/symbols.hpp>

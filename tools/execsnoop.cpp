@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // execsnoop: every execve and execveat with its arguments and result, from the syscalls'
 // tracepoints.
-#include "execsnoop.h"
+#include <tpkit/tools/execsnoop.h>
 #include "execsnoop.skel.h"
 
 #include <tpkit/run/stream.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // exitsnoop: every process exit with its age and how it ended, from sched:sched_process_exit.
-#include "exitsnoop.h"
+#include <tpkit/tools/exitsnoop.h>
 #include "exitsnoop.skel.h"
 
 #include <tpkit/process/signals.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // forksnoop: every fork as it happens, from sched:sched_process_fork.
-#include "forksnoop.h"
+#include <tpkit/tools/forksnoop.h>
 #include "forksnoop.skel.h"
 
 #include <tpkit/run/stream.hpp>

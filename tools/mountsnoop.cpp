@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // mountsnoop: every mount, umount, fsopen, fsconfig, fsmount and move_mount call, with its
 // arguments (flags by name) and what it returned, from the syscalls' tracepoints.
-#include "mountsnoop.h"
+#include <tpkit/tools/mountsnoop.h>
 #include "mountsnoop.skel.h"
 
 #include <tpkit/kernel/constants.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // oomkill: every OOM kill, from oom:mark_victim: who was killed, with its memory as the kernel
 // recorded it, and which task ran the OOM killer.
-#include "oomkill.h"
+#include <tpkit/tools/oomkill.h>
 #include "oomkill.skel.h"
 
 #include <tpkit/run/stream.hpp>

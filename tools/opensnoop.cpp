@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // opensnoop: every open, openat and openat2 with its path, flags and result, from the syscalls'
 // tracepoints.
-#include "opensnoop.h"
+#include <tpkit/tools/opensnoop.h>
 #include "opensnoop.skel.h"
 
 #include <tpkit/kernel/tracefs.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // runqslower: every run-queue wait longer than a threshold, as it ends; bcc's runqslower.
-#include "runqslower.h"
+#include <tpkit/tools/runqslower.h>
 #include "runqslower.skel.h"
 
 #include <tpkit/run/stream.hpp>

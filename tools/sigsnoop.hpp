@@ -3,7 +3,7 @@
 // sigsnoop -k under the name bcc's users type.
 #pragma once
 
-#include "sigsnoop.h"
+#include <tpkit/tools/sigsnoop.h>
 #include "sigsnoop.skel.h"
 
 #include <tpkit/process/signals.hpp>

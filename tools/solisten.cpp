@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // solisten: every listen() on a TCP socket, with its backlog, address, port and result, from
 // listen()'s syscall tracepoints and the raw sock:inet_sock_set_state tracepoint.
-#include "solisten.h"
+#include <tpkit/tools/solisten.h>
 #include "solisten.skel.h"
 
 #include <tpkit/kernel/tracefs.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // statsnoop: every statfs, stat, lstat, newfstatat and statx with its path and result, from the
 // syscalls' tracepoints.
-#include "statsnoop.h"
+#include <tpkit/tools/statsnoop.h>
 #include "statsnoop.skel.h"
 
 #include <tpkit/kernel/tracefs.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // syncsnoop: every sync, syncfs, fsync, fdatasync, msync and sync_file_range call, with its
 // arguments, from the syscalls' enter tracepoints.
-#include "syncsnoop.h"
+#include <tpkit/tools/syncsnoop.h>
 #include "syncsnoop.skel.h"
 
 #include <tpkit/kernel/constants.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tcpaccept: every TCP connection a task accepts, with the peer and the local address, at the
 // return of accept() and accept4().
-#include "tcpaccept.h"
+#include <tpkit/tools/tcpaccept.h>
 #include "tcpaccept.skel.h"
 
 #include <tpkit/run/inet.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tcpconnect: every active TCP open (connect()), with its task and destination, or with -c a
 // count per source and destination, from the raw sock:inet_sock_set_state tracepoint.
-#include "tcpconnect.h"
+#include <tpkit/tools/tcpconnect.h>
 #include "tcpconnect.skel.h"
 
 #include <tpkit/run/inet.hpp>

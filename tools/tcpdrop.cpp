@@ -2,7 +2,7 @@
 // tcpdrop: every TCP segment the kernel drops, with the kernel's reason and, with -s, the kernel
 // stack that dropped it, from the raw tracepoint kfree_skb. Reasons are named from the running
 // kernel's BTF (enum skb_drop_reason), whose numbers differ between kernels.
-#include "tcpdrop.h"
+#include <tpkit/tools/tcpdrop.h>
 #include "tcpdrop.skel.h"
 
 #include <tpkit/bpf/skeleton.hpp>

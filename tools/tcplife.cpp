@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tcplife: every TCP session as it ends, with its task, addresses, bytes sent and received and
 // life span, from the raw sock:inet_sock_set_state tracepoint.
-#include "tcplife.h"
+#include <tpkit/tools/tcplife.h>
 #include "tcplife.skel.h"
 
 #include <tpkit/run/inet.hpp>

@@ -2,7 +2,7 @@
 // tcpretrans: every TCP retransmit (segments, SYNs and SYN-ACKs) with the socket's addresses and
 // state, or with -c a count per flow, from the raw tracepoints tcp_retransmit_skb and
 // tcp_retransmit_synack.
-#include "tcpretrans.h"
+#include <tpkit/tools/tcpretrans.h>
 #include "tcpretrans.skel.h"
 
 #include <tpkit/bpf/skeleton.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tcpstates: every TCP state change, with the socket's addresses and how long it spent in the
 // state it leaves, from the raw sock:inet_sock_set_state tracepoint.
-#include "tcpstates.h"
+#include <tpkit/tools/tcpstates.h>
 #include "tcpstates.skel.h"
 
 #include <tpkit/run/inet.hpp>

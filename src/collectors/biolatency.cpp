@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/biolatency.hpp"
 
-#include "biolatency.h"
+#include <tpkit/tools/biolatency.h>
 #include "biolatency.skel.h"
 
 #include <tpkit/output/histogram.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/biopattern.hpp"
 
-#include "biopattern.h"
+#include <tpkit/tools/biopattern.h>
 #include "biopattern.skel.h"
 
 #include <tpkit/run/block.hpp>

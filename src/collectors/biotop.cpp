@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/biotop.hpp"
 
-#include "biotop.h"
+#include <tpkit/tools/biotop.h>
 #include "biotop.skel.h"
 
 #include <tpkit/bpf/maps.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/bitesize.hpp"
 
-#include "bitesize.h"
+#include <tpkit/tools/bitesize.h>
 #include "bitesize.skel.h"
 
 #include <tpkit/output/histogram.hpp>

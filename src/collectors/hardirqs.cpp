@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/hardirqs.hpp"
 
-#include "hardirqs.h"
+#include <tpkit/tools/hardirqs.h>
 #include "hardirqs.skel.h"
 
 #include <tpkit/run/columns.hpp>

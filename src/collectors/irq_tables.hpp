@@ -5,7 +5,7 @@
 // `stats`, drained each interval.
 #pragma once
 
-#include "softirqs.h"
+#include <tpkit/tools/softirqs.h>
 
 #include <tpkit/bpf/maps.hpp>
 #include <tpkit/bpf/skeleton.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/netrxlen.hpp"
 
-#include "netrxlen.h"
+#include <tpkit/tools/netrxlen.h>
 #include "netrxlen.skel.h"
 
 #include <fmt/core.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/nettxlen.hpp"
 
-#include "nettxlen.h"
+#include <tpkit/tools/nettxlen.h>
 #include "nettxlen.skel.h"
 
 namespace tpkit::nettxlen {

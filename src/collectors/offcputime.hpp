@@ -4,7 +4,7 @@
 // folded line for flame graphs).
 #pragma once
 
-#include "offcputime.h"
+#include <tpkit/tools/offcputime.h>
 
 #include <tpkit/cli/cli.hpp>
 #include <tpkit/run/collector.hpp>

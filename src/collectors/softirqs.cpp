@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/softirqs.hpp"
 
-#include "softirqs.h"
+#include <tpkit/tools/softirqs.h>
 #include "softirqs.skel.h"
 
 #include <cctype>

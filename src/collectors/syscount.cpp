@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/syscount.hpp"
 
-#include "syscount.h"
+#include <tpkit/tools/syscount.h>
 #include "syscount.skel.h"
 
 #include <tpkit/bpf/maps.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/tcprtt.hpp"
 
-#include "tcprtt.h"
+#include <tpkit/tools/tcprtt.h>
 #include "tcprtt.skel.h"
 
 #include <tpkit/output/histogram.hpp>

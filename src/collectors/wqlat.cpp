@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/wqlat.hpp"
 
-#include "wqlat.h"
+#include <tpkit/tools/wqlat.h>
 #include "wqlat.skel.h"
 
 #include <tpkit/kernel/symbols.hpp>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* A time of each task (a run-queue wait, a stay on or off the CPU) in log2 histograms: one, or
  * one per process, thread or PID namespace (include/tpkit/task.h's TPKIT_SPLIT_*), in
- * microseconds or milliseconds, as user space chose in rodata. tools/task_hists.hpp reads them.
+ * microseconds or milliseconds, as user space chose in rodata. src/collectors/task_hists.hpp reads
+ * them.
  *
  * The one histogram is a per-CPU array that only grows (user space takes its growth each
  * interval): found without hashing, at every context switch. Split ones live in a swapped hash,

@@ -7,7 +7,7 @@
 #if !defined(__bpf__)
 #include <linux/types.h>
 #endif
-#include "netrxlen.h"
+#include <tpkit/tools/netrxlen.h>
 
 /* The device name with --per-dev and the driver's return code with --per-rc, else zero. */
 struct nettxlen_key {

@@ -4,7 +4,7 @@
 #ifndef TPKIT_HARDIRQS_H
 #define TPKIT_HARDIRQS_H
 
-#include "softirqs.h"
+#include <tpkit/tools/softirqs.h>
 
 /* Handler names kept, as bcc keeps them: /proc/interrupts' last column. */
 #define HARDIRQS_NAME_LEN 32
