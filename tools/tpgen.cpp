@@ -4,7 +4,7 @@
 #include <tpkit/kernel/btf.hpp>
 #include <tpkit/run/tool.hpp>
 #include <tpkit/support/error.hpp>
-#include <tpkit/tpgen/tpgen.hpp>
+#include "tpgen/tpgen.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -2,7 +2,7 @@
 // tpsnoop: prints the events of any tracepoints as they happen, decoded from their format.
 #include <tpkit/bpf/skeleton.hpp>
 #include <tpkit/cli/cli.hpp>
-#include <tpkit/engine/decode.hpp>
+#include "engine/decode.hpp"
 #include <tpkit/engine/engine.hpp>
 #include <tpkit/process/clock.hpp>
 #include <tpkit/process/stop.hpp>

@@ -2,8 +2,8 @@
 // The rest of an engine's rodata: the value it sums or buckets, the fields tpsnoop records.
 #include "tpkit/engine/engine.hpp"
 
-#include "tpkit/engine/decode.hpp"
-#include "tpkit/engine/kernel_text.hpp"
+#include "engine/decode.hpp"
+#include "engine/kernel_text.hpp"
 #include "tpkit/kernel/symbols.hpp"
 #include "tpkit/kernel/syscalls.hpp"
 #include "tpkit/support/error.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/engine/decode.hpp"
+#include "engine/decode.hpp"
 
 #include "tpkit/support/json.hpp"
 

@@ -3,8 +3,8 @@
 // that serve many syscall events.
 #include "tpkit/engine/engine.hpp"
 
-#include "tpkit/engine/decode.hpp"
-#include "tpkit/engine/kernel_text.hpp"
+#include "engine/decode.hpp"
+#include "engine/kernel_text.hpp"
 #include "tpkit/kernel/symbols.hpp"
 #include "tpkit/kernel/syscalls.hpp"
 #include "tpkit/support/error.hpp"

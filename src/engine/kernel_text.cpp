@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/engine/kernel_text.hpp"
+#include "engine/kernel_text.hpp"
 
 #include "tpkit/kernel/btf.hpp"
 #include "tpkit/kernel/symbols.hpp"

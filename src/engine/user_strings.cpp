@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
-#include "tpkit/engine/user_strings.hpp"
+#include "engine/user_strings.hpp"
 
 #include "tpkit/kernel/syscalls.hpp"
 #include "tpkit/support/json.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen: record structs and field getters for tracepoint contexts, from format files + BTF.
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include "tpkit/support/error.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Where tpgen reads format files from: live tracefs, a directory, or a tarball.
 #include "tpkit/support/error.hpp"
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include <fmt/format.h>
 #include <fnmatch.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpgen --raw: typed arguments of raw tracepoints, from the BTF typedef btf_trace_<event>.
 #include "tpkit/support/error.hpp"
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include <fmt/format.h>
 

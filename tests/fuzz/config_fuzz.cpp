@@ -2,7 +2,7 @@
 // tpkit-exporter's configuration reader on any file: it either returns metrics that keep its
 // promises (valid unique names, exactly one source, a hist's field) or throws Error(usage) as one
 // line naming the file. Any other exception would reach the user as exit 1 without a line number.
-#include "tpkit/output/exposition.hpp"
+#include "output/exposition.hpp"
 #include "tpkit/support/error.hpp"
 
 #include "exporter/config.hpp"

@@ -2,7 +2,7 @@
 // tpsnoop's rendering of random records of real events: the first two input bytes choose the
 // event (of every reference kernel), the rest is what the BPF side sends (header, record).
 // Every JSON line must parse as JSON with one member per field; a text line is one line.
-#include "tpkit/engine/decode.hpp"
+#include "engine/decode.hpp"
 
 #include "fuzz_formats.hpp"
 

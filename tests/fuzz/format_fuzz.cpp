@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // The format file parser on any text, and what tpkit does with a format it accepted: every field
 // decoded from a record of zeros and of 0xff bytes, and compared in a filter.
-#include "tpkit/engine/decode.hpp"
+#include "engine/decode.hpp"
 #include "tpkit/engine/filter.hpp"
 #include "tpkit/kernel/format.hpp"
 #include "tpkit/support/error.hpp"

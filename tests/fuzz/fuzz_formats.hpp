@@ -3,7 +3,7 @@
 #pragma once
 
 #include "tpkit/kernel/format.hpp"
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include <string>
 #include <vector>

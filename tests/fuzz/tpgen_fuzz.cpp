@@ -3,7 +3,7 @@
 // fuzz/<its name: line>/format (a directory of one event) and a header generated for it.
 #include "tpkit/kernel/btf.hpp"
 #include "tpkit/support/error.hpp"
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include <cctype>
 #include <cstdio>

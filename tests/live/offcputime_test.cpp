@@ -26,9 +26,9 @@ using namespace std::chrono_literals;
 using tpkit::live::ToolRun;
 
 constexpr long slept_ms = 300;
-// How far the tool's time off CPU may be from the kernel trace's: each end is stamped by both
-// at the same sched_switch, the trace's probe first, the tool's after the probes between (the
-// other tools' stack walks), microseconds apart.
+// How much later than the kernel's trace the tool may stamp the switch out: both at the same
+// sched_switch, the trace's probe first, the tool's after the probes between (the other tools'
+// stack walks), microseconds apart.
 constexpr std::uint64_t probes_apart_us = 1000;
 
 // The system call is made here, not in libc: a user stack is walked by frame pointers, and
@@ -103,34 +103,36 @@ bool starts_in_sleep_here(const nlohmann::json& s)
     return !s["user_stack"].empty() && s["user_stack"][0] == "tpk_sleep_here";
 }
 
-// The sleep's time off CPU as the kernel's own trace of sched_switch shows it: from the
-// sleeper's switch out asleep (state S) to its next switch in. Less than slept_ms: the timer is
-// armed before the task switches out, and that path can last tens of milliseconds on a busy
-// virtual machine (its vCPU not running), so no fixed bound holds.
+// The least time the sleep is off CPU, from the kernel's own trace: from the sleeper's switch
+// out asleep (sched_switch, state S) to the earliest its timer may wake it (hrtimer_start's
+// softexpires, CLOCK_MONOTONIC as the trace clock). Less than slept_ms by the path from arming
+// the timer to switching out, which can last tens of milliseconds on a busy virtual machine (its
+// vCPU not running), so no fixed bound holds. (The switch back in is no end: on this machine the
+// trace has only about a third of the sched_switch events from the idle task.)
 class SleepTrace {
 public:
     explicit SleepTrace(pid_t sleeper) : trace_("offcputime"), pid_(std::to_string(sleeper))
     {
-        EXPECT_EQ(trace_.set_filter("sched", "sched_switch",
-                                    "prev_pid == " + pid_ + " || next_pid == " + pid_), "");
+        EXPECT_EQ(trace_.set_filter("sched", "sched_switch", "prev_pid == " + pid_), "");
+        EXPECT_EQ(trace_.set_filter("timer", "hrtimer_start", "common_pid == " + pid_), "");
         trace_.enable("sched", "sched_switch", true);
+        trace_.enable("timer", "hrtimer_start", true);
     }
 
-    // After the sleep: its microseconds off CPU.
-    std::uint64_t off_cpu_us()
+    // After the sleep: its least microseconds off CPU.
+    std::uint64_t least_off_cpu_us()
     {
-        static const std::regex switch_re(
-            R"( (\d+)\.(\d{6}): sched_switch: .*prev_pid=(\d+) .*prev_state=(\S+) ==> .*next_pid=(\d+))");
-        std::optional<std::uint64_t> asleep_at;
+        static const std::regex timer_re(R"(hrtimer_start: .*function=hrtimer_wakeup .*softexpires=(\d+))");
+        static const std::regex switch_re(R"( (\d+)\.(\d{6}): sched_switch: .*prev_state=S )");
+        std::optional<std::uint64_t> wakes_ns;
         std::smatch m;
         for (const auto& line : trace_.take_lines()) {
-            if (!std::regex_search(line, m, switch_re))
-                continue;
-            const std::uint64_t us = std::stoull(m[1]) * 1000000 + std::stoull(m[2]);
-            if (m[3] == pid_ && m[4].str().rfind('S', 0) == 0)
-                asleep_at = us;
-            else if (m[5] == pid_ && asleep_at)
-                return us - *asleep_at;
+            if (std::regex_search(line, m, timer_re)) {
+                wakes_ns = std::stoull(m[1]);
+            } else if (wakes_ns && std::regex_search(line, m, switch_re)) {
+                const std::uint64_t asleep_us = std::stoull(m[1]) * 1000000 + std::stoull(m[2]);
+                return *wakes_ns / 1000 - asleep_us;
+            }
         }
         ADD_FAILURE() << "the kernel traced no sleep of " << pid_;
         return 0;
@@ -144,17 +146,16 @@ private:
 // The sleep itself. The sleeper may also be preempted on its way into the sleep or out of it
 // (often, on a busy or emulated machine): another block with the same user frame, of another
 // kernel stack, and short.
-bool is_the_sleep(const nlohmann::json& s, std::uint64_t off_cpu_us)
+bool is_the_sleep(const nlohmann::json& s, std::uint64_t least_off_cpu_us)
 {
-    const auto us = s["total_us"].get<std::uint64_t>();
-    return starts_in_sleep_here(s) && us + probes_apart_us >= off_cpu_us &&
-           us <= off_cpu_us + probes_apart_us;
+    return starts_in_sleep_here(s) &&
+           s["total_us"].get<std::uint64_t>() + probes_apart_us >= least_off_cpu_us;
 }
 
-std::size_t count_sleeps(const std::vector<nlohmann::json>& stacks, std::uint64_t off_cpu_us)
+std::size_t count_sleeps(const std::vector<nlohmann::json>& stacks, std::uint64_t least_off_cpu_us)
 {
     return std::count_if(stacks.begin(), stacks.end(),
-                         [&](const nlohmann::json& s) { return is_the_sleep(s, off_cpu_us); });
+                         [&](const nlohmann::json& s) { return is_the_sleep(s, least_off_cpu_us); });
 }
 
 } // namespace
@@ -167,12 +168,12 @@ TEST(OffcputimeExact, SleepInAKnownFunctionIsOneBlockWithBothStacks)
     auto tool = offcputime(sleeper, {"--json"});
     ASSERT_EQ(sleeper.act_once(), 0);
     auto stacks = stacks_of(*tool);
-    const std::uint64_t off_cpu_us = trace.off_cpu_us();
-    ASSERT_EQ(count_sleeps(stacks, off_cpu_us), 1u)
-        << "the kernel traced " << off_cpu_us << " us: " << nlohmann::json(stacks).dump();
+    const std::uint64_t least_us = trace.least_off_cpu_us();
+    ASSERT_EQ(count_sleeps(stacks, least_us), 1u)
+        << "the kernel traced at least " << least_us << " us: " << nlohmann::json(stacks).dump();
     for (const auto& s : stacks) {
         EXPECT_EQ(s["pid"], sleeper.pid()) << s; // -p keeps only the sleeper
-        if (!is_the_sleep(s, off_cpu_us))
+        if (!is_the_sleep(s, least_us))
             continue;
         EXPECT_EQ(s["tid"], sleeper.pid());
         EXPECT_EQ(s["comm"], "tpk-offcpu");
@@ -199,10 +200,10 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
     auto shorter = offcputime(sleeper, {"--json", "-M", std::to_string(slept_ms * 1000 / 2)});
     auto kernel_threads = offcputime(sleeper, {"--json", "-k"});
     ASSERT_EQ(sleeper.act_once(), 0);
-    const std::uint64_t off_cpu_us = trace.off_cpu_us();
+    const std::uint64_t least_us = trace.least_off_cpu_us();
     const std::uint64_t half_us = slept_ms * 1000 / 2;
     // Never so near -m and -M's bound that the tool's time and the trace's fall on both sides.
-    ASSERT_GT(off_cpu_us, half_us + probes_apart_us) << "the sleep was off CPU for less than half";
+    ASSERT_GT(least_us, half_us + probes_apart_us) << "the sleep was off CPU for less than half";
 
     // comm;user frames;kernel frames, outermost first, then the microseconds.
     ASSERT_EQ(folded->stop(SIGINT), 0) << folded->stderr_text();
@@ -218,8 +219,7 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
         auto space = line.rfind(' ');
         ASSERT_NE(space, std::string::npos) << line;
         const std::uint64_t us = std::stoull(line.substr(space + 1));
-        EXPECT_GE(us + probes_apart_us, off_cpu_us) << line;
-        EXPECT_LE(us, off_cpu_us + probes_apart_us) << line;
+        EXPECT_GE(us + probes_apart_us, least_us) << line;
     }
     EXPECT_EQ(folded_sleeps, 1u);
 
@@ -228,21 +228,20 @@ TEST(OffcputimeExact, FoldedLineAndWhatEachFilterKeeps)
     for (const auto& s : stacks_of(*kernel_stacks)) {
         EXPECT_TRUE(s["user_stack"].empty()) << s;
         const auto us = s["total_us"].get<std::uint64_t>();
-        if (has_frame(s["kernel_stack"], "nanosleep") && us + probes_apart_us >= off_cpu_us &&
-            us <= off_cpu_us + probes_apart_us)
+        if (has_frame(s["kernel_stack"], "nanosleep") && us + probes_apart_us >= least_us)
             kernel_only++;
     }
     EXPECT_EQ(kernel_only, 1u);
     // -U: user stacks only.
     auto user_only = stacks_of(*user_stacks);
-    EXPECT_EQ(count_sleeps(user_only, off_cpu_us), 1u);
+    EXPECT_EQ(count_sleeps(user_only, least_us), 1u);
     for (const auto& s : user_only)
         EXPECT_TRUE(s["kernel_stack"].empty()) << s;
     // nanosleep sleeps interruptibly (state 1), for longer than -m and not less than -M.
-    EXPECT_EQ(count_sleeps(stacks_of(*interruptible), off_cpu_us), 1u);
-    EXPECT_EQ(count_sleeps(stacks_of(*uninterruptible), off_cpu_us), 0u);
-    EXPECT_EQ(count_sleeps(stacks_of(*longer), off_cpu_us), 1u);
-    EXPECT_EQ(count_sleeps(stacks_of(*shorter), off_cpu_us), 0u);
+    EXPECT_EQ(count_sleeps(stacks_of(*interruptible), least_us), 1u);
+    EXPECT_EQ(count_sleeps(stacks_of(*uninterruptible), least_us), 0u);
+    EXPECT_EQ(count_sleeps(stacks_of(*longer), least_us), 1u);
+    EXPECT_EQ(count_sleeps(stacks_of(*shorter), least_us), 0u);
     // The sleeper is no kernel thread.
     EXPECT_TRUE(stacks_of(*kernel_threads).empty());
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // tpsnoop's decoding of raw records, laid out as the reference kernels' real formats say.
 #include "reference_data.hpp"
-#include "tpkit/engine/decode.hpp"
+#include "engine/decode.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Prometheus exposition: families in the text format 0.0.4 and OpenMetrics 1.0, escaping, and
 // histogram buckets as cumulative counts at each bucket's true upper bound.
-#include <tpkit/output/exposition.hpp>
+#include "output/exposition.hpp"
 
 #include <gtest/gtest.h>
 

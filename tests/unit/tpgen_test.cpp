@@ -5,7 +5,7 @@
 #include "reference_data.hpp"
 #include "tpkit/kernel/btf.hpp"
 #include "tpkit/support/error.hpp"
-#include "tpkit/tpgen/tpgen.hpp"
+#include "tpgen/tpgen.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "config.hpp"
 
-#include <tpkit/output/exposition.hpp>
+#include "output/exposition.hpp"
 #include <tpkit/support/error.hpp>
 
 #include <fmt/core.h>

@@ -5,7 +5,7 @@
 
 #include "config.hpp"
 
-#include <tpkit/output/exposition.hpp>
+#include "output/exposition.hpp"
 #include <tpkit/run/collector.hpp>
 
 #include <memory>

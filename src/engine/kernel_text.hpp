@@ -19,7 +19,7 @@
 // `filename: "/etc/passwd"`, where the kernel prints its address.
 #pragma once
 
-#include "tpkit/engine/user_strings.hpp"
+#include "engine/user_strings.hpp"
 #include "tpkit/kernel/format.hpp"
 
 #include <cstddef>

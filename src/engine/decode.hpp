@@ -5,8 +5,8 @@
 #pragma once
 
 #include "tpkit/engine.h"
-#include "tpkit/engine/kernel_text.hpp"
-#include "tpkit/engine/user_strings.hpp"
+#include "engine/kernel_text.hpp"
+#include "engine/user_strings.hpp"
 #include "tpkit/kernel/format.hpp"
 
 #include <cstddef>
