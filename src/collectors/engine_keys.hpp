@@ -54,8 +54,6 @@ public:
     // not be recorded.
     void end_interval();
 
-    std::uint64_t stack_errors() const { return stack_errors_.seen(); }
-
 private:
     // pid_comms: the map of kept comms, or -1.
     EngineKeyLabels(std::string tool, const KeyChoice& key, int stacks, bpf_map* stack_errors,
