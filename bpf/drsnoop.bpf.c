@@ -23,7 +23,7 @@ struct tpkit_counter_map tpkit_missed SEC(".maps");
 
 /* -e: the free pages counter, vm_zone_stat[NR_FREE_PAGES], at the address /proc/kallsyms gives
  * (0: not asked for). Read there by the tool, only with -e: an extern __ksym would have libbpf
- * read the whole of /proc/kallsyms (~60 ms) at every load. */
+ * read the whole of /proc/kallsyms at every load, most of a start-up. */
 const volatile __u64 vm_zone_stat_address = 0;
 
 TPKIT_TIMING_MAP(__u32) reclaim_start SEC(".maps");

@@ -3,8 +3,8 @@
  * tracepoints sys_enter and sys_exit: raw, because they run for every syscall and a raw
  * tracepoint skips building the trace record that a classic one fills first.
  *
- * No CO-RE relocation: libbpf then need not load the kernel's BTF, which would take ~11 MiB and
- * most of the start-up. The arguments are read as the raw u64s they are, the syscall number at
+ * No CO-RE relocation: libbpf then need not load the kernel's BTF, which would take most of the
+ * start-up's time and memory. The arguments are read as the raw u64s they are, the syscall number at
  * return from pt_regs at the offset user space gives (the ptrace ABI's layout). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

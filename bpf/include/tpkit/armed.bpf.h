@@ -3,7 +3,8 @@
  * turns it on once a run is attached (tpcount, tphist, tplat: what the attaching itself causes is
  * not counted, and counting starts on every event at once; tpsnoop: once loaded, so that each
  * event streams from its attach) and off as the run ends: classic tracepoints detach one after
- * another, ~20 ms each, and the programs still attached meanwhile do nothing. */
+ * another, each waiting for the kernel (bench/BENCHMARKS.md), and the programs still attached
+ * meanwhile do nothing. */
 #ifndef TPKIT_ARMED_BPF_H
 #define TPKIT_ARMED_BPF_H
 

@@ -39,12 +39,12 @@
  *	TPKIT_SWAPPED_SLOT(hists) hists SEC(".maps");
  *
  * - The slot starts empty, meaning NAME_a (TPKIT_ACTIVE_MAP): filling it at load would wait for
- *   a grace period (~18 ms here) before the tool could start.
+ *   a grace period (bench/BENCHMARKS.md) before the tool could start.
  * - The halves are preallocated: a key's first update takes a free entry, where a map without
  *   preallocation allocates one then and can fail under a burst of new keys (the per-CPU
  *   allocator's atomic reserve runs out while drained entries wait for a grace period).
- *   Preallocating costs start-up time a key (~0.8 us for a per-CPU value): maps of 10,000 keys
- *   are plain hashes with atomic adds where events are few.
+ *   Preallocating costs start-up time a key (per-CPU values most): maps of 10,000 keys are
+ *   plain hashes with atomic adds where events are few.
  * - Keys and values are given by size: with an empty slot, clang's BTF reaches the halves'
  *   struct through the slot first and only declares their key type, and a map with BTF types
  *   does not fit a slot made without them on 6.1 (its timer_off differs). */

@@ -32,7 +32,7 @@ struct tpkit_syscall_events_map {
 /* Read through BTF pointers (bpf_get_current_task_btf, bpf_task_pt_regs: 5.15+), plain loads
  * the verifier checks against the kernel's own BTF, rather than bpf_probe_read_kernel, a helper
  * call several times dearer. At fixed offsets, not CO-RE: libbpf then need not load the
- * kernel's BTF (~11 MiB, most of the start-up). */
+ * kernel's BTF (most of the start-up's time and memory). */
 /* struct pt_regs of x86-64, the ptrace ABI's layout; the arguments of a syscall are in di, si,
  * dx, r10, r8, r9 (syscall_get_arguments()). */
 #define TPKIT_REGS_R10 56
