@@ -8,7 +8,8 @@
 #include <tpkit/process/clock.hpp>
 #include <tpkit/run/block.hpp>
 #include <tpkit/run/columns.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/limits.h>
+#include <tpkit/run/task_filters.hpp>
 
 #include <fmt/core.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 #include <tpkit/bpf/skeleton.hpp>
 #include <tpkit/cli/cli.hpp>
 #include <tpkit/run/block.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 
 #include <string>
 

@@ -13,7 +13,7 @@
 #include <tpkit/output/histogram.hpp>
 #include <tpkit/output/metrics.hpp>
 #include <tpkit/run/collector.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 
 #include <bpf/libbpf.h>
 #include <fmt/core.h>

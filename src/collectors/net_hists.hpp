@@ -12,7 +12,7 @@
 #include <tpkit/output/metrics.hpp>
 #include <tpkit/run/collector.hpp>
 #include <tpkit/run/columns.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 
 #include <fmt/core.h>
 #include <net/if.h>

@@ -9,7 +9,8 @@
 #include <tpkit/process/clock.hpp>
 #include <tpkit/run/columns.hpp>
 #include <tpkit/run/stack_symbolizer.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/limits.h>
+#include <tpkit/run/task_filters.hpp>
 #include <tpkit/support/json.hpp>
 
 #include <bpf/bpf.h>

@@ -7,7 +7,7 @@
 #include <tpkit/bpf/maps.hpp>
 #include <tpkit/kernel/syscalls.hpp>
 #include <tpkit/run/columns.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 
 #include <bpf/bpf.h>
 #include <fmt/core.h>

@@ -7,7 +7,7 @@
 #include <tpkit/bpf/skeleton.hpp>
 #include <tpkit/engine/engine.hpp>
 #include <tpkit/process/stop.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tpcount.skel.h"
 

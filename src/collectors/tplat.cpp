@@ -8,7 +8,7 @@
 #include <tpkit/bpf/maps.hpp>
 #include <tpkit/bpf/skeleton.hpp>
 #include <tpkit/engine/engine.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/run/task_filters.hpp>
 // After the tpkit headers: the skeleton's rodata uses their structs.
 #include "tplat.skel.h"
 

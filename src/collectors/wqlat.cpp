@@ -6,7 +6,8 @@
 
 #include <tpkit/kernel/symbols.hpp>
 #include <tpkit/output/histogram.hpp>
-#include <tpkit/run/stream.hpp>
+#include <tpkit/limits.h>
+#include <tpkit/run/task_filters.hpp>
 
 #include <fmt/core.h>
 

@@ -78,17 +78,25 @@ public:
         std::ofstream(event_dir(system, event) / "enable") << (on ? "1" : "0") << std::flush;
     }
 
-    // The buffer's events, then empties it.
-    std::vector<std::string> take_lines()
+    // The buffer's events, as they are.
+    std::vector<std::string> lines() const
     {
         std::ifstream in(dir_ / "trace");
         std::vector<std::string> lines;
         for (std::string line; std::getline(in, line);)
             if (!line.empty() && line[0] != '#')
                 lines.push_back(line);
-        in.close();
-        std::ofstream(dir_ / "trace", std::ios::trunc).flush();
         return lines;
+    }
+
+    // The buffer's events, then empties it. Emptying stops the buffer's recording for a while
+    // (the kernel waits for an RCU grace period, milliseconds on an emulated machine): only at
+    // the end of what is watched.
+    std::vector<std::string> take_lines()
+    {
+        auto taken = lines();
+        std::ofstream(dir_ / "trace", std::ios::trunc).flush();
+        return taken;
     }
 
 private:
@@ -121,7 +129,7 @@ public:
         const std::string freed = " pid=" + std::to_string(pid) + " ";
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         for (;;) {
-            for (const auto& line : instance_.take_lines())
+            for (const auto& line : instance_.lines())
                 if (line.find(freed) != std::string::npos)
                     return true;
             if (std::chrono::steady_clock::now() >= deadline)
