@@ -146,6 +146,8 @@ const std::vector<ToolSpec> specs{
     {"bitesize", Kind::tracer, {}, {"rq_insert", "rq_issue"}, 2, false},
     {"biopattern", Kind::tracer, {}, {"rq_complete"}, 1, false},
     {"biotop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
+    {"threadsnoop", Kind::tracer, {}, {"thread_created"}, 1, true},
+    {"pidpersec", Kind::tracer, {}, {"task_created"}, 1, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)

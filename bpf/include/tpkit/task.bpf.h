@@ -29,6 +29,10 @@ const volatile __u32 tpkit_target_cpu = (__u32)-1;
  * events of the system it watches. 0 with --include-self. */
 const volatile __u32 tpkit_excluded_tgid = 0;
 
+/* clone()'s flag that makes the new task a thread of the caller's process (the kernel's
+ * include/uapi/linux/sched.h), as task:task_newtask's clone_flags carry it. */
+#define TPKIT_CLONE_THREAD 0x00010000ULL
+
 static __always_inline bool tpkit_comm_equal(const char *a, const volatile char *b)
 {
 #pragma unroll
