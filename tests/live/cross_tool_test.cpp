@@ -4,6 +4,7 @@
 // that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
+#include "futex_waits.hpp"
 #include "json_schema.hpp"
 #include "live.hpp"
 #include "lossy_flow.hpp"
@@ -148,6 +149,9 @@ const std::vector<ToolSpec> specs{
     {"biotop", Kind::tracer, {}, {"io_start", "rq_insert", "rq_issue", "rq_complete"}, 4, false},
     {"threadsnoop", Kind::tracer, {}, {"thread_created"}, 1, true},
     {"pidpersec", Kind::tracer, {}, {"task_created"}, 1, false},
+    // User stacks of every contended wait on the machine: the stack map's 1,024 may fill.
+    {"futexctn", Kind::tracer, {}, {"futex_entry", "futex_exit"}, 2, false, false, true,
+     R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -255,6 +259,14 @@ void make_some_events()
         _exit(127);
     }
     waitpid(child, nullptr, 0);
+    // A futex wait ended by a wake, for futexctn.
+    child = fork();
+    if (child == 0)
+        _exit(tpkit::live::woken_futex_waits(1, {1000, 1000}));
+    int futex_status = 0;
+    waitpid(child, &futex_status, 0);
+    if (!WIFEXITED(futex_status) || WEXITSTATUS(futex_status) != 0)
+        throw std::runtime_error("woken futex wait failed");
     {
         tpkit::live::NetNamespace ns;
         constexpr std::size_t request_bytes = 10, reply_bytes = 10;

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
+// Futex waits that end by a wake (futex(2) returns 0), of known number and length, for the tools
+// that measure contention (futexctn): the thread group leader waits on one futex word, each time
+// woken by a second thread once that has seen it asleep inside futex(2) and slept a known time.
+// The word stays 0 throughout, so each wait ends by that wake.
+#pragma once
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace tpkit::live {
+
+// The word waited on. fork() keeps addresses: a child's word is at this address too.
+inline int futex_word = 0;
+
+inline long futex_on_word(int op, int value)
+{
+    return syscall(SYS_futex, &futex_word, op, value, nullptr, nullptr, 0);
+}
+
+// The word's address as futexctn's -l takes it and its JSON shows it ("0x7f…").
+inline std::string futex_word_address()
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "0x%lx", reinterpret_cast<unsigned long>(&futex_word));
+    return text;
+}
+
+namespace futex_detail {
+
+struct Plan {
+    int rounds;
+    std::array<long, 2> sleeps_us; // the waker's sleep before the wake of round i: [i % 2]
+};
+
+// The waits the leader has begun: the waker wakes round i once it is i + 1 and the leader sleeps
+// inside futex(2), so that it never takes the end of the previous wait for this one.
+inline int waits_begun = 0;
+
+inline void sleep_us(long us)
+{
+    timespec ts{us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+// Whether the thread group leader (/proc/self) sleeps inside futex(2) now: the kernel shows a
+// task's system call only while it is not running ("running" otherwise).
+inline bool leader_in_futex()
+{
+    int fd = open("/proc/self/syscall", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char buf[32] = {};
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    char expected[16];
+    int len = std::snprintf(expected, sizeof(expected), "%d ", static_cast<int>(SYS_futex));
+    return n > len && std::string_view(buf, len) == std::string_view(expected, len);
+}
+
+// Each round, once the leader waits, sleeps then wakes it. Its result: 0, or the round whose
+// wake found no waiter.
+inline void* waker(void* arg)
+{
+    const Plan& plan = *static_cast<const Plan*>(arg);
+    for (long i = 0; i < plan.rounds; i++) {
+        while (__atomic_load_n(&waits_begun, __ATOMIC_ACQUIRE) != i + 1 || !leader_in_futex())
+            sleep_us(100);
+        sleep_us(plan.sleeps_us[i % 2]);
+        if (futex_on_word(FUTEX_WAKE_PRIVATE, 1) != 1)
+            return reinterpret_cast<void*>(i + 1);
+    }
+    return nullptr;
+}
+
+} // namespace futex_detail
+
+// From the thread group leader: ROUNDS waits on futex_word, each woken after about SLEEPS_US[i % 2]
+// microseconds. Returns 0, or what went wrong (an exit code: 2 and 3 the thread, 20 + i the wait
+// of round i, 30 + i its wake).
+inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us)
+{
+    futex_detail::Plan plan{rounds, sleeps_us};
+    __atomic_store_n(&futex_detail::waits_begun, 0, __ATOMIC_RELEASE);
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, futex_detail::waker, &plan) != 0)
+        return 2;
+    for (int i = 0; i < rounds; i++) {
+        __atomic_store_n(&futex_detail::waits_begun, i + 1, __ATOMIC_RELEASE);
+        if (futex_on_word(FUTEX_WAIT_PRIVATE, 0) != 0)
+            return 20 + i; // the waker may still wait for us: exiting ends it
+    }
+    void* woken = nullptr;
+    if (pthread_join(thread, &woken) != 0)
+        return 3;
+    return woken ? 30 + static_cast<int>(reinterpret_cast<long>(woken)) : 0;
+}
+
+} // namespace tpkit::live
