@@ -86,10 +86,12 @@ inline void* waker(void* arg)
 
 } // namespace futex_detail
 
-// From the thread group leader: ROUNDS waits on futex_word, each woken after about SLEEPS_US[i % 2]
-// microseconds. Returns 0, or what went wrong (an exit code: 2 and 3 the thread, 20 + i the wait
-// of round i, 30 + i its wake).
-inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us)
+// From the thread group leader: ROUNDS waits on futex_word, each woken after SLEEPS_US[i % 2]
+// microseconds and the scheduler's delays. WAITED_NS, when given, gets how long each futex call
+// took as the leader saw it: at least what the kernel measures between its entry and exit.
+// Returns 0, or what went wrong (an exit code: 2 and 3 the thread, 20 + i the wait of round i,
+// 30 + i its wake).
+inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us, long* waited_ns = nullptr)
 {
     futex_detail::Plan plan{rounds, sleeps_us};
     __atomic_store_n(&futex_detail::waits_begun, 0, __ATOMIC_RELEASE);
@@ -97,9 +99,14 @@ inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us)
     if (pthread_create(&thread, nullptr, futex_detail::waker, &plan) != 0)
         return 2;
     for (int i = 0; i < rounds; i++) {
+        timespec start, end;
+        clock_gettime(CLOCK_MONOTONIC, &start);
         __atomic_store_n(&futex_detail::waits_begun, i + 1, __ATOMIC_RELEASE);
         if (futex_on_word(FUTEX_WAIT_PRIVATE, 0) != 0)
             return 20 + i; // the waker may still wait for us: exiting ends it
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        if (waited_ns)
+            waited_ns[i] = (end.tv_sec - start.tv_sec) * 1000000000L + (end.tv_nsec - start.tv_nsec);
     }
     void* woken = nullptr;
     if (pthread_join(thread, &woken) != 0)
