@@ -137,7 +137,7 @@ in_root "MANWIDTH=80 man tpkit-runqlat" 2>/dev/null | grep -q '^ *tpkit runqlat 
   fail "man tpkit-runqlat's synopsis is not 'tpkit runqlat [OPTIONS] ...'"
 # Every page one of tpkit's pages refers to (SEE ALSO, NAME(8) in the text) is installed; only
 # other programs' pages (prometheus(1)) may be missing here.
-tools=" tpkit $(in_root "tpkit --help" | tail -n +3 | tr '\n' ' ') "
+tools=" tpkit $(in_root "tpkit --help" | tail -n +3 | awk '{ print $1 }' | tr '\n' ' ') "
 for page in $(in_root "dpkg -L tpkit libtpkit-dev" | grep '^/usr/share/man/.*\.gz$'); do
   refs=$(zcat "$root$page" | grep -oE '^\.BR [^ ]+ \([0-9]\)|\\fB[^\\ ]+\\f[RP]\([0-9]\)' |
          sed -E 's/^\.BR ([^ ]+) \(([0-9])\)$/\1 \2/; s/^\\fB(.*)\\f[RP]\(([0-9])\)$/\1 \2/; s/\\-/-/g')
