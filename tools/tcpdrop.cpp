@@ -138,9 +138,8 @@ void run(const tpkit::Cli& cli, const Options& o)
             shown.header(options, out);
         },
         [&] {
-            if (symbolizer && symbolizer->missed())
-                fmt::print(stderr, "tcpdrop: {} stacks could not be recorded (raise --stack-storage-size)\n",
-                           symbolizer->missed());
+            if (symbolizer)
+                symbolizer->report_missed("tcpdrop");
         });
 }
 

@@ -72,10 +72,7 @@ public:
                   [](const Metric& a, const Metric& b) { return labels_less(a.labels, b.labels); });
         if (symbolizer_) {
             symbolizer_->forget_processes();
-            if (const std::uint64_t missed = symbolizer_->missed(); missed > stacks_missed_)
-                fmt::print(stderr, "futexctn: {} stacks could not be recorded (raise "
-                           "--stack-storage-size)\n",
-                           missed - std::exchange(stacks_missed_, missed));
+            symbolizer_->report_missed("futexctn");
         }
         return reading;
     }
@@ -100,7 +97,6 @@ private:
     Options options_;
     SwappedMap hists_;
     std::optional<StackSymbolizer> symbolizer_; // without -s
-    std::uint64_t stacks_missed_ = 0;
 };
 
 // -l's value: a futex word's address in hexadecimal, with or without 0x, as libbpf-tools takes

@@ -54,10 +54,7 @@ public:
         write(collect(), options, out);
         if (const std::uint64_t uncounted = report_missed(); uncounted && options.json)
             out.print("{}\n", lost_json({.not_counted = uncounted}, now_ns(options.clock)));
-        if (symbolizer_->missed())
-            fmt::print(stderr, "offcputime: {} stacks could not be recorded (raise "
-                       "--stack-storage-size)\n",
-                       symbolizer_->missed());
+        symbolizer_->report_missed("offcputime");
     }
 
 private:

@@ -2,6 +2,7 @@
 #include "tpkit/run/stack_symbolizer.hpp"
 
 #include <bpf/bpf.h>
+#include <fmt/core.h>
 
 #include <cerrno>
 #include <utility>
@@ -66,6 +67,13 @@ std::vector<std::string> StackSymbolizer::user(int id, pid_t pid)
     return frames(id, "[Missed User Stack]", [&](std::uint64_t ip) -> std::optional<std::string> {
         return frame_text(user_.find(pid, ip), offsets_);
     });
+}
+
+void StackSymbolizer::report_missed(std::string_view tool)
+{
+    if (const std::uint64_t more = missed_ - std::exchange(missed_reported_, missed_))
+        fmt::print(stderr, "{}: {} stacks could not be recorded (raise --stack-storage-size)\n", tool,
+                   more);
 }
 
 } // namespace tpkit

@@ -276,8 +276,9 @@ TEST(WideTextExact, EveryEventOfTheWorkloadAsTheKernelPrintsIt)
             unseen_in_task.insert(unseen_in_task.end(), in_task.begin(), in_task.end());
             continue;
         }
+        const auto only_kernel = minus(texts, mine);
         ADD_FAILURE() << kind << ": " << texts.size() << " lines by the kernel, " << mine.size()
-                      << " by tpsnoop\n  kernel: " << minus(texts, mine).front()
+                      << " by tpsnoop\n  kernel: " << (only_kernel.empty() ? "" : only_kernel.front())
                       << "\n  tpsnoop: " << only_ours.front();
     }
     for (const auto& [kind, texts] : ours)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpkit {
@@ -39,8 +40,10 @@ public:
     std::vector<std::string> user(int id, pid_t pid);
     // Reads processes' mappings again (they exec, dlopen, exit and their pids are reused).
     void forget_processes() { user_ = {}; }
-    // Stacks that could not be recorded (the stack map full, or a hash collision in it).
-    std::uint64_t missed() const { return missed_; }
+    // Says on stderr how many more stacks could not be recorded (the stack map full, or a hash
+    // collision in it) since the last call: "TOOL: N stacks could not be recorded (raise
+    // --stack-storage-size)".
+    void report_missed(std::string_view tool);
 
 private:
     // The frames of stack `id`, each address named by `name` (nullopt: left out).
@@ -55,6 +58,7 @@ private:
     std::optional<KernelSymbolsInBackground> reading_;
     UserSymbols user_;
     std::uint64_t missed_ = 0;
+    std::uint64_t missed_reported_ = 0;
 };
 
 } // namespace tpkit
