@@ -467,7 +467,7 @@ std::string json_num(double v)
 // Contenders
 
 struct Programs {
-    std::string bpftrace, perf, syscount, runqlat, cpudist, offcputime;
+    std::string bpftrace, perf, syscount, runqlat, cpudist, offcputime, wakeuptime;
     // libbpf-tools of the block, interrupt and TCP suite
     std::string biolatency, bitesize, biopattern, hardirqs, softirqs, tcpstates, tcplife;
 };
@@ -744,6 +744,8 @@ std::vector<Scenario> scenarios(const Config& cfg, const Programs& p)
              {"cpudist", "on-CPU time histogram", "switch", "raw_tp", {"60"}, {"60"}, 1, p.cpudist},
              {"offcputime", "off-CPU time by stack", "switch", "raw_tp", {"-d", "60"}, {"60"}, 1,
               p.offcputime},
+             {"wakeuptime", "blocked time by waker stack", "switch", "raw_tp ×2", {"-d", "60"},
+              {"60"}, 2, p.wakeuptime},
              {"biolatency", "block I/O latency histogram", "blockio", "raw_tp ×2", {"60"}, {"60"},
               2, p.biolatency},
              {"bitesize", "I/O size histogram per process", "blockio", "raw_tp", {"60"}, {"60"}, 1,
@@ -921,6 +923,7 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"runqlat", "runqlat 1 1", "tpkit", {tool("runqlat"), "1", "1"}, 1, {}, 3},
         {"cpudist", "cpudist 1 1", "tpkit", {tool("cpudist"), "1", "1"}, 1, {}},
         {"offcputime", "offcputime -d 1", "tpkit", {tool("offcputime"), "-d", "1"}, 1, {}},
+        {"wakeuptime", "wakeuptime -d 1", "tpkit", {tool("wakeuptime"), "-d", "1"}, 1, {}, 2},
         {"biolatency", "biolatency 1 1", "tpkit", {tool("biolatency"), "1", "1"}, 1, {}, 2},
         {"hardirqs", "hardirqs 1 1", "tpkit", {tool("hardirqs"), "1", "1"}, 1, {}, 2},
         {"softirqs", "softirqs 1 1", "tpkit", {tool("softirqs"), "1", "1"}, 1, {}, 2},
@@ -940,6 +943,8 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
     out.back().programs = 3;
     add("libbpf-cpudist", "libbpf-tools cpudist 1 1", "libbpf-tools", p.cpudist, {"1", "1"}, 1);
     add("libbpf-offcputime", "libbpf-tools offcputime 1", "libbpf-tools", p.offcputime, {"1"}, 1);
+    add("libbpf-wakeuptime", "libbpf-tools wakeuptime 1", "libbpf-tools", p.wakeuptime, {"1"}, 1);
+    out.back().programs = 2;
     add("libbpf-syscount", "libbpf-tools syscount -d 1", "libbpf-tools", p.syscount, {"-d", "1"}, 1);
     for (const auto& [name, program] :
          {std::pair{"biolatency", p.biolatency}, {"hardirqs", p.hardirqs}, {"softirqs", p.softirqs}}) {
@@ -1862,6 +1867,7 @@ int run_all(const Config& cfg)
     Programs p{tpbench::find_program("bpftrace"),   tpbench::find_program("perf"),
                tpbench::libbpf_tool("syscount"),   tpbench::libbpf_tool("runqlat"),
                tpbench::libbpf_tool("cpudist"),    tpbench::libbpf_tool("offcputime"),
+               tpbench::libbpf_tool("wakeuptime"),
                tpbench::libbpf_tool("biolatency"), tpbench::libbpf_tool("bitesize"),
                tpbench::libbpf_tool("biopattern"), tpbench::libbpf_tool("hardirqs"),
                tpbench::libbpf_tool("softirqs"),   tpbench::libbpf_tool("tcpstates"),
@@ -2005,7 +2011,7 @@ int main(int argc, char** argv)
     app.add_option("-o,--out", cfg.out, "the JSON results file");
     app.add_option("--only", cfg.only,
                    "run only these parts: read-hist, syscall-scale, syscall-untraced, read-stream, fork-stream, syscall-count, "
-                   "sched-runqlat, sched-cpudist, sched-offcputime, block-biolatency, block-bitesize, "
+                   "sched-runqlat, sched-cpudist, sched-offcputime, sched-wakeuptime, block-biolatency, block-bitesize, "
                    "block-biopattern, block-hardirqs, tcp-softirqs, tcp-tcpstates, tcp-tcplife, "
                    "keys, rate, glob-scale, glob-exit, fixed")
         ->delimiter(',');

@@ -85,12 +85,8 @@ private:
         skel->rodata->milliseconds = options.milliseconds;
         skel->rodata->summary = options.summary;
         skel->rodata->target_lock = options.lock;
-        check_libbpf(bpf_map__set_max_entries(skel->maps.stacks,
-                                              options.summary ? 1 : options.stack_storage),
-                     "cannot size the stack map");
-        check_libbpf(bpf_map__set_value_size(skel->maps.stacks,
-                                             options.stack_depth * sizeof(std::uint64_t)),
-                     "cannot size the stack map's stacks");
+        size_stack_map(skel->maps.stacks, options.summary ? 1 : options.stack_storage,
+                       options.stack_depth);
         return skel;
     }
 
@@ -125,10 +121,7 @@ void add_options(Cli& cli, Options& o)
         }, "HEX")
         .type_name("ADDR");
     add_stack_storage_option(cli, o.stack_storage);
-    cli.option("--perf-max-stack-depth", o.stack_depth,
-               fmt::format("frames kept of each user stack (default and most {})",
-                           FUTEXCTN_MAX_STACK_DEPTH))
-        .range(1u, unsigned(FUTEXCTN_MAX_STACK_DEPTH));
+    add_stack_depth_option(cli, o.stack_depth, FUTEXCTN_MAX_STACK_DEPTH, "each user stack");
 }
 
 std::unique_ptr<MetricCollector> open(const Cli& cli, const Options& options)

@@ -71,11 +71,7 @@ private:
         skel->rodata->min_block_us = options.min_us;
         skel->rodata->max_block_us = options.max_us;
         skel->rodata->state_filter = options.state ? std::int64_t(*options.state) : -1;
-        check_libbpf(bpf_map__set_max_entries(skel->maps.stacks, options.stack_storage),
-                     "cannot size the stack map");
-        check_libbpf(bpf_map__set_value_size(skel->maps.stacks,
-                                             options.stack_depth * sizeof(std::uint64_t)),
-                     "cannot size the stack map's stacks");
+        size_stack_map(skel->maps.stacks, options.stack_storage, options.stack_depth);
         return skel;
     }
 
@@ -160,10 +156,8 @@ void add_options(Cli& cli, Options& o)
                "only tasks leaving the CPU in this state: 0 running (preempted), else a "
                "bitmask of include/linux/sched.h (1 interruptible, 2 uninterruptible)");
     add_stack_storage_option(cli, o.stack_storage);
-    cli.option("--perf-max-stack-depth", o.stack_depth,
-               fmt::format("frames kept of each stack, kernel and user (default and most {})",
-                           OFFCPUTIME_MAX_STACK_DEPTH))
-        .range(1u, unsigned(OFFCPUTIME_MAX_STACK_DEPTH));
+    add_stack_depth_option(cli, o.stack_depth, OFFCPUTIME_MAX_STACK_DEPTH,
+                           "each stack, kernel and user");
     cli.option("duration", o.duration, "trace for SECONDS (as -d)")
         .positive()
         .excludes("--duration")

@@ -38,4 +38,18 @@ void add_stack_storage_option(Cli& cli, std::uint32_t& stacks)
         .range(1u, 1u << 24);
 }
 
+void add_stack_depth_option(Cli& cli, std::uint32_t& depth, std::uint32_t most, std::string_view which)
+{
+    cli.option("--perf-max-stack-depth", depth,
+               fmt::format("frames kept of {} (default and most {})", which, most))
+        .range(1u, most);
+}
+
+void size_stack_map(bpf_map* map, std::uint32_t stacks, std::uint32_t depth)
+{
+    check_libbpf(bpf_map__set_max_entries(map, stacks), "cannot size the stack map");
+    check_libbpf(bpf_map__set_value_size(map, depth * sizeof(std::uint64_t)),
+                 "cannot size the stack map's stacks");
+}
+
 } // namespace tpkit

@@ -152,6 +152,9 @@ const std::vector<ToolSpec> specs{
     // User stacks of every contended wait on the machine: the stack map's 1,024 may fill.
     {"futexctn", Kind::tracer, {}, {"futex_entry", "futex_exit"}, 2, false, false, true,
      R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
+    // Waker stacks of every wake-up of the test's own tasks.
+    {"wakeuptime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch", "sched_waking"}, 2, false,
+     false, true, R"(wakeuptime: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
 };
 
 const ToolSpec* spec_of(const std::string& tool)

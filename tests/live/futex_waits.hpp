@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 // Futex waits that end by a wake (futex(2) returns 0), of known number and length, for the tools
-// that measure contention (futexctn): the thread group leader waits on one futex word, each time
+// that measure contention (futexctn) and who wakes whom (wakeuptime): the thread group leader waits on one futex word, each time
 // woken by a second thread once that has seen it asleep inside futex(2) and slept a known time.
 // The word stays 0 throughout, so each wait ends by that wake.
 #pragma once
@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ namespace futex_detail {
 struct Plan {
     int rounds;
     std::array<long, 2> sleeps_us; // the waker's sleep before the wake of round i: [i % 2]
+    const char* waker_name;        // the waker thread's comm, or nullptr: the leader's
 };
 
 // The waits the leader has begun: the waker wakes round i once it is i + 1 and the leader sleeps
@@ -69,13 +71,36 @@ inline bool leader_in_futex()
     return n > len && std::string_view(buf, len) == std::string_view(expected, len);
 }
 
+// The leader's voluntary context switches (blocks) before it began the current wait.
+inline long blocks_before_wait = 0;
+
+// The leader's voluntary context switches so far (/proc/self/status is the leader's own).
+inline long leader_blocks()
+{
+    FILE* status = std::fopen("/proc/self/status", "re");
+    if (!status)
+        return -1;
+    char line[128];
+    long blocks = -1;
+    while (std::fgets(line, sizeof(line), status))
+        if (std::sscanf(line, "voluntary_ctxt_switches: %ld", &blocks) == 1)
+            break;
+    std::fclose(status);
+    return blocks;
+}
+
 // Each round, once the leader waits, sleeps then wakes it. Its result: 0, or the round whose
 // wake found no waiter.
 inline void* waker(void* arg)
 {
     const Plan& plan = *static_cast<const Plan*>(arg);
+    if (plan.waker_name)
+        prctl(PR_SET_NAME, plan.waker_name);
     for (long i = 0; i < plan.rounds; i++) {
-        while (__atomic_load_n(&waits_begun, __ATOMIC_ACQUIRE) != i + 1 || !leader_in_futex())
+        // Inside futex(2) and switched out asleep: a leader preempted inside futex(2) before
+        // it sleeps is in the call too, but its sleep begins only when it runs again.
+        while (__atomic_load_n(&waits_begun, __ATOMIC_ACQUIRE) != i + 1 || !leader_in_futex() ||
+               leader_blocks() <= __atomic_load_n(&blocks_before_wait, __ATOMIC_ACQUIRE))
             sleep_us(100);
         sleep_us(plan.sleeps_us[i % 2]);
         if (futex_on_word(FUTEX_WAKE_PRIVATE, 1) != 1)
@@ -89,17 +114,21 @@ inline void* waker(void* arg)
 // From the thread group leader: ROUNDS waits on futex_word, each woken after SLEEPS_US[i % 2]
 // microseconds and the scheduler's delays. WAITED_NS, when given, gets how long each futex call
 // took as the leader saw it: at least what the kernel measures between its entry and exit.
+// WAKER_NAME, when given, names the waking thread (its comm) apart from the leader.
 // Returns 0, or what went wrong (an exit code: 2 and 3 the thread, 20 + i the wait of round i,
 // 30 + i its wake).
-inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us, long* waited_ns = nullptr)
+inline int woken_futex_waits(int rounds, std::array<long, 2> sleeps_us, long* waited_ns = nullptr,
+                             const char* waker_name = nullptr)
 {
-    futex_detail::Plan plan{rounds, sleeps_us};
+    futex_detail::Plan plan{rounds, sleeps_us, waker_name};
     __atomic_store_n(&futex_detail::waits_begun, 0, __ATOMIC_RELEASE);
     pthread_t thread;
     if (pthread_create(&thread, nullptr, futex_detail::waker, &plan) != 0)
         return 2;
     for (int i = 0; i < rounds; i++) {
         timespec start, end;
+        __atomic_store_n(&futex_detail::blocks_before_wait, futex_detail::leader_blocks(),
+                         __ATOMIC_RELEASE);
         clock_gettime(CLOCK_MONOTONIC, &start);
         __atomic_store_n(&futex_detail::waits_begun, i + 1, __ATOMIC_RELEASE);
         if (futex_on_word(FUTEX_WAIT_PRIVATE, 0) != 0)

@@ -226,6 +226,11 @@ void add_classic_option(Cli& cli, bool& classic);
 // Adds --stack-storage-size: distinct stacks a stack map keeps for the whole run (the kernel's
 // stack maps are not drained); past it, stacks are counted as not recorded.
 void add_stack_storage_option(Cli& cli, std::uint32_t& stacks);
+// Adds --perf-max-stack-depth: frames kept of each stack (`which`: "each stack", "each user
+// stack"), 1 to `most`.
+void add_stack_depth_option(Cli& cli, std::uint32_t& depth, std::uint32_t most, std::string_view which);
+// Before load: sizes a stack trace map (TPKIT_STACK_MAP) to `stacks` stacks of `depth` frames.
+void size_stack_map(bpf_map* map, std::uint32_t stacks, std::uint32_t depth);
 
 // Before load: makes `into` use the already created map `from` (engine instances share maps).
 void share_map(bpf_map* from, bpf_map* into);
