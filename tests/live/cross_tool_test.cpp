@@ -152,6 +152,7 @@ const std::vector<ToolSpec> specs{
     // User stacks of every contended wait on the machine: the stack map's 1,024 may fill.
     {"futexctn", Kind::tracer, {}, {"futex_entry", "futex_exit"}, 2, false, false, true,
      R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
+    {"slabratetop", Kind::tracer, {}, {"cache_alloc"}, 1, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
