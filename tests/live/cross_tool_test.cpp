@@ -153,6 +153,7 @@ const std::vector<ToolSpec> specs{
     {"futexctn", Kind::tracer, {}, {"futex_entry", "futex_exit"}, 2, false, false, true,
      R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
     {"slabratetop", Kind::tracer, {}, {"cache_alloc"}, 1, false},
+    {"tcptop", Kind::tracer, {}, {"sock_sent", "sock_received"}, 2, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
