@@ -12,7 +12,6 @@
 #endif
 #include <bpf/bpf_helpers.h>
 
-
 /* raw_tp/sock_send_length: TP_PROTO(struct sock *sk, int ret, int flags) */
 static __always_inline struct sock *tpkit_sock_send_length_raw_sk(struct bpf_raw_tracepoint_args *ctx)
 {
