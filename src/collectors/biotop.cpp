@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-only OR BSD-2-Clause
 #include "collectors/biotop.hpp"
+#include "collectors/top_screen.hpp"
 
 #include <tpkit/tools/biotop.h>
 #include "biotop.skel.h"
 
 #include <tpkit/bpf/maps.hpp>
-#include <tpkit/process/clock.hpp>
 #include <tpkit/run/block.hpp>
 #include <tpkit/run/columns.hpp>
 #include <tpkit/limits.h>
 #include <tpkit/run/task_filters.hpp>
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
-#include <fstream>
 #include <vector>
 
 namespace tpkit::biotop {
@@ -39,23 +36,13 @@ std::uint64_t sort_value(const Options& options, const biotop_counts& c)
     return c.io + c.bytes + c.ns / 1000;
 }
 
-// bcc's line above each table: the time and /proc/loadavg.
-std::string time_and_load()
-{
-    std::ifstream in("/proc/loadavg");
-    std::string load;
-    std::getline(in, load);
-    return fmt::format("{} loadavg: {}\n", format_hms(std::time(nullptr)), load);
-}
-
 // The requests completed, their bytes and time at the device, by process, disk and direction.
 class Collector : public SkeletonCollector<biotop_bpf> {
 public:
     Collector(const Cli& cli, const Options& options)
         : SkeletonCollector(opened(cli, options)), options_(options),
           counts_(skel_->maps.counts, skel_->maps.counts_a, skel_->maps.counts_b),
-          // A screen to clear only where there is one.
-          clear_(!options.no_clear && isatty(STDOUT_FILENO))
+          screen_(options.no_clear)
     {
         counts_.set_max_entries(max_keys);
         load_and_attach(fmt::format("more than {} requests in flight, or more than {} rows in an "
@@ -103,11 +90,8 @@ public:
 
     void print(Drain drain, const CommonOptions& options, Output& out) override
     {
-        if (!options.json) {
-            if (clear_)
-                out.append("\033[H\033[2J");
-            out.append(time_and_load());
-        }
+        if (!options.json)
+            screen_.heading(out);
         MetricCollector::print(drain, options, out);
     }
 
@@ -124,7 +108,7 @@ private:
     Options options_;
     SwappedMap counts_;
     BlockDeviceNames names_;
-    bool clear_; // in text: each table on a screen of its own
+    TopScreen screen_; // in text: each table on a screen of its own
 };
 
 } // namespace

@@ -155,6 +155,8 @@ const std::vector<ToolSpec> specs{
     // Waker stacks of every wake-up of the test's own tasks.
     {"wakeuptime", Kind::tracer, {"-p", "{test_pid}"}, {"sched_switch", "sched_waking"}, 2, false,
      false, true, R"(wakeuptime: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
+    {"slabratetop", Kind::tracer, {}, {"cache_alloc"}, 1, false},
+    {"tcptop", Kind::tracer, {}, {"sock_sent", "sock_received"}, 2, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
