@@ -156,6 +156,7 @@ const std::vector<ToolSpec> specs{
      R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
     // A compaction, only for the tools that watch it: it compacts every zone of the machine.
     {"compactsnoop", Kind::tracer, {}, {"compaction_begi", "compaction_end"}, 2, true, false, true, {}, true},
+    {"numamove", Kind::tracer, {}, {"migrate_start", "migrate_end"}, 2, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
