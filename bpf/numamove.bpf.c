@@ -6,16 +6,11 @@
  * migrate_misplaced_folio() with kprobes, the NUMA reason alone. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <tpkit/counter.bpf.h>
-#include <tpkit/maps.bpf.h>
 #include <tpkit/task.bpf.h>
 #include <tpkit/tp/migrate.h>
 #include <tpkit/tools/numamove.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Starts with no room to be kept: their calls end untimed (timed_calls says how many were). */
-struct tpkit_counter_map tpkit_missed SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -24,7 +19,8 @@ struct {
 	__type(value, struct numamove_counts);
 } counts SEC(".maps");
 
-/* Calls under way, by thread. */
+/* Calls under way, by thread. A start with no room here is no loss: its call is counted when
+ * it ends, untimed, which timed_calls below its calls says. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TPKIT_TIMING_MAX_ENTRIES);
@@ -32,20 +28,22 @@ struct {
 	__type(value, struct numamove_starts);
 } starts SEC(".maps");
 
-TPKIT_ZERO_VALUE(struct numamove_starts) no_starts SEC(".maps");
-
 SEC("tracepoint/migrate/mm_migrate_pages_start")
 int migrate_start(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct numamove_starts *s;
+	struct numamove_starts none = {}, *s;
 	__u32 depth;
 
 	if (!tpkit_current_selected())
 		return 0;
-	s = tpkit_lookup_or_zero(&starts, &tid, &no_starts, &tpkit_missed);
-	if (!s)
-		return 0;
+	s = bpf_map_lookup_elem(&starts, &tid);
+	if (!s) {
+		bpf_map_update_elem(&starts, &tid, &none, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&starts, &tid);
+		if (!s)
+			return 0;
+	}
 	depth = s->depth;
 	if (depth < NUMAMOVE_MAX_NESTING)
 		s->start_ns[depth] = bpf_ktime_get_ns();
