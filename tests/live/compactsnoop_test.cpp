@@ -83,10 +83,11 @@ Compaction compact(const std::string& file, int node, const std::vector<std::str
     for (const auto& line : tool.lines()) {
         auto j = nlohmann::json::parse(line, nullptr, false);
         EXPECT_TRUE(j.is_object()) << line;
-        if (j.is_object() && j["type"] == "event")
+        if (j.is_object() && j["type"] == "event") {
             c.runs.push_back(j);
-        else if (j.is_object())
+        } else if (j.is_object()) {
             EXPECT_EQ(j, nlohmann::json::parse(R"({"type":"lost","lost_events":0})"));
+        }
     }
     return c;
 }
