@@ -4,6 +4,7 @@
 // that a new tool gets the same checks; and the task filters every tracing tool shares (-t, -u,
 // --cgroup), checked exactly through forksnoop.
 #include "cgroup_scope.hpp"
+#include "compaction_writer.hpp"
 #include "futex_waits.hpp"
 #include "json_schema.hpp"
 #include "live.hpp"
@@ -78,6 +79,7 @@ struct ToolSpec {
     bool task_filters = true;              // -p, -t, -u, --cgroup, --comm (add_task_filters)
     // A line the tool rightly prints on stderr for what no test controls (a regex).
     std::string may_report = {};
+    bool compaction_events = false; // its events need a compaction (a write to compact_memory)
 };
 
 const std::vector<ToolSpec> specs{
@@ -157,6 +159,9 @@ const std::vector<ToolSpec> specs{
      false, true, R"(wakeuptime: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
     {"slabratetop", Kind::tracer, {}, {"cache_alloc"}, 1, false},
     {"tcptop", Kind::tracer, {}, {"sock_sent", "sock_received"}, 2, false},
+    // A compaction, only for the tools that watch it: it compacts every zone of the machine.
+    {"compactsnoop", Kind::tracer, {}, {"compaction_begi", "compaction_end"}, 2, true, false, true, {}, true},
+    {"numamove", Kind::tracer, {}, {"migrate_start", "migrate_end"}, 2, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -513,6 +518,11 @@ TEST_P(LiveTool, JsonLinesFollowTheSchema)
     if (spec.links) {
         ASSERT_TRUE(run.wait_until_attached(spec.links, 20s)) << run.stderr_text();
         make_some_events();
+        if (spec.compaction_events) {
+            tpkit::live::CompactionWriter writer(tpkit::live::compact_memory);
+            std::int64_t begin_ns = 0, end_ns = 0;
+            ASSERT_TRUE(writer.write_and_wait(begin_ns, end_ns));
+        }
         status = run.stop(SIGINT);
     } else {
         status = run.wait(20s);
