@@ -994,6 +994,7 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"threadsnoop", {}, 1, {}},
         {"pidpersec", {}, 1, {}},
         {"futexctn", {}, 2, {}},
+        {"sofdsnoop", {}, 8, {}},
     };
     for (const auto& t : tools) {
         FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, cfg.fixed_seconds, {}, t.programs};

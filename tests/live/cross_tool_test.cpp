@@ -152,6 +152,10 @@ const std::vector<ToolSpec> specs{
     // User stacks of every contended wait on the machine: the stack map's 1,024 may fill.
     {"futexctn", Kind::tracer, {}, {"futex_entry", "futex_exit"}, 2, false, false, true,
      R"(futexctn: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
+    {"sofdsnoop", Kind::tracer, {},
+     {"sendmsg_entry", "sendmsg_exit", "recvmsg_entry", "recvmsg_exit", "sendmmsg_entry",
+      "sendmmsg_exit", "recvmmsg_entry", "recvmmsg_exit"},
+     8, true},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -242,6 +246,33 @@ void make_some_events()
     if (pipe2(pipe_fds, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe failed");
     fsync(pipe_fds[0]);
+    // The pipe's read end passed over a Unix socket, for sofdsnoop.
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0)
+        throw std::runtime_error("socketpair failed");
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control{};
+    char byte = 'x';
+    struct iovec iov {&byte, 1};
+    struct msghdr msg {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof(control.buf);
+    CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+    CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+    CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &pipe_fds[0], sizeof(int));
+    if (sendmsg(pair[0], &msg, 0) != 1 || recvmsg(pair[1], &msg, MSG_CMSG_CLOEXEC) != 1)
+        throw std::runtime_error("passing a descriptor failed");
+    int passed = -1;
+    if (CMSG_FIRSTHDR(&msg))
+        memcpy(&passed, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+    close(passed);
+    close(pair[0]);
+    close(pair[1]);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     char dir[] = "/tmp/tpk-xtool-XXXXXX";
