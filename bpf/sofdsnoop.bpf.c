@@ -49,16 +49,18 @@ static __always_inline int call_entry(__u32 id, __s32 fd, const void *msg)
 	return 0;
 }
 
-/* Naming the event's descriptors, one step of bpf_loop at a time: a descriptor's file from the
- * task's table, or one name (or mount crossing) up from its dentry. What changes from step to
- * step lives in the event (map memory the verifier does not follow), so that the callback's
- * states repeat, as the verifier needs to see. */
+/* Naming a descriptor's file: from its dentry up to the task's root, a name (or a mount
+ * crossing) a step of bpf_loop, as opensnoop -F walks a directory. What changes from step to step
+ * lives in the event (map memory the verifier does not follow) or starts from values the
+ * verifier does not know, so that the callback's states repeat, as the verifier needs to see
+ * (Linux 6.1 checks a callback once, in the state of the call). */
 struct name_walk {
 	struct sofdsnoop_event *e;
-	struct fdtable *fdt;
-	struct dentry *dentry; /* NULL: the next descriptor's file is to be looked up */
+	struct sofdsnoop_file *f;
+	struct dentry *dentry;
 	struct vfsmount *mnt;
 	struct path root; /* the task's root: a chroot ends the walk there */
+	bool done;
 };
 
 #define STRINGS_SIZE sizeof(((struct sofdsnoop_event *)0)->strings)
@@ -82,41 +84,69 @@ static __always_inline __u64 sock_ino(__s32 fd)
 	return file ? BPF_CORE_READ(file, f_inode, i_ino) : 0;
 }
 
-/* The name of `dentry` after the event's names; false when there is no room or it is unreadable. */
-static __always_inline bool add_name(struct sofdsnoop_event *e, struct sofdsnoop_file *f,
-				     struct dentry *dentry)
+static long name_step(__u64 i, struct name_walk *w)
 {
+	struct sofdsnoop_event *e = w->e;
+	struct sofdsnoop_file *f = w->f;
+	struct dentry *dentry = w->dentry, *parent;
+	struct vfsmount *mnt = w->mnt;
 	__u64 used = e->names_size;
 	const unsigned char *name;
 	long len;
 
+	if (dentry == w->root.dentry && mnt == w->root.mnt) {
+		w->done = true;
+		return 1;
+	}
+	if (dentry == BPF_CORE_READ(mnt, mnt_root)) {
+		/* The top of a mount: on to where it is mounted, in its parent mount. */
+		struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
+		struct mount *up = BPF_CORE_READ(m, mnt_parent);
+
+		if (up == m) {
+			w->done = true; /* the root of the mount tree */
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
+		w->mnt = (void *)up + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
 	if (used > STRINGS_SIZE - SOFDSNOOP_NAME_MAX)
-		return false;
+		return 1;
+	parent = BPF_CORE_READ(dentry, d_parent);
 	name = BPF_CORE_READ(dentry, d_name.name);
 	len = bpf_probe_read_kernel_str(e->strings + tpkit_bound(used, STRINGS_SIZE - SOFDSNOOP_NAME_MAX),
 					SOFDSNOOP_NAME_MAX, name);
 	if (len <= 0)
-		return false;
+		return 1;
 	e->names_size += len;
 	f->size += len;
 	f->names++;
-	return true;
+	if (parent == dentry) {
+		/* A dentry of its own, in no directory: a socket, pipe or anon inode. */
+		f->flags |= SOFDSNOOP_FILE_DETACHED;
+		w->done = true;
+		return 1;
+	}
+	w->dentry = parent;
+	return 0;
 }
 
-static long name_step(__u64 i, struct name_walk *w)
+static __always_inline void name_files(struct sofdsnoop_event *e)
 {
-	struct sofdsnoop_event *e = w->e;
-	__u32 at = e->named;
-	struct sofdsnoop_file *f;
-	struct dentry *dentry = w->dentry, *parent;
-	struct vfsmount *mnt = w->mnt;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct path root = BPF_CORE_READ(task, fs, root);
 
-	if (at >= e->fds_read)
-		return 1;
-	f = &e->files[at & (SOFDSNOOP_MAX_FDS - 1)];
-	if (!dentry) {
-		struct file *file = file_of(w->fdt, e->fds[at & (SOFDSNOOP_MAX_FDS - 1)]);
+	e->names_size = 0;
+	for (__u32 i = 0; i < SOFDSNOOP_MAX_FDS; i++) {
+		struct sofdsnoop_file *f = &e->files[i];
+		struct name_walk w = {.e = e, .f = f, .root = root};
+		struct file *file;
 
+		if (i >= e->fds_read)
+			break;
+		file = file_of(fdt, e->fds[i]);
 		f->names = 0;
 		f->size = 0;
 		f->reserved = 0;
@@ -124,69 +154,18 @@ static long name_step(__u64 i, struct name_walk *w)
 			f->ino = 0;
 			f->mode = 0;
 			f->flags = 0; /* not open (any more) */
-			e->named++;
-			return 0;
+			continue;
 		}
 		f->ino = BPF_CORE_READ(file, f_inode, i_ino);
 		f->mode = BPF_CORE_READ(file, f_inode, i_mode);
-		f->flags = SOFDSNOOP_FILE_OPEN | SOFDSNOOP_FILE_CUT; /* until the walk ends */
-		w->dentry = BPF_CORE_READ(file, f_path.dentry);
-		w->mnt = BPF_CORE_READ(file, f_path.mnt);
-		return 0;
+		f->flags = SOFDSNOOP_FILE_OPEN;
+		w.dentry = BPF_CORE_READ(file, f_path.dentry);
+		w.mnt = BPF_CORE_READ(file, f_path.mnt);
+		bpf_loop(SOFDSNOOP_WALK_STEPS, name_step, &w, 0);
+		if (!w.done)
+			f->flags |= SOFDSNOOP_FILE_CUT;
 	}
-	if (dentry == w->root.dentry && mnt == w->root.mnt)
-		goto done;
-	if (dentry == BPF_CORE_READ(mnt, mnt_root)) {
-		/* The top of a mount: on to where it is mounted, in its parent mount. */
-		struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
-		struct mount *up = BPF_CORE_READ(m, mnt_parent);
-
-		if (up == m)
-			goto done; /* the root of the mount tree */
-		w->dentry = BPF_CORE_READ(m, mnt_mountpoint);
-		w->mnt = (void *)up + bpf_core_field_offset(struct mount, mnt);
-		return 0;
-	}
-	parent = BPF_CORE_READ(dentry, d_parent);
-	if (!add_name(e, f, dentry))
-		goto next; /* cut */
-	if (parent == dentry) {
-		/* A dentry of its own, in no directory: a socket, pipe or anon inode. */
-		f->flags = SOFDSNOOP_FILE_OPEN | SOFDSNOOP_FILE_DETACHED;
-		goto next;
-	}
-	w->dentry = parent;
-	return 0;
-done:
-	f->flags = SOFDSNOOP_FILE_OPEN;
-next:
-	w->dentry = 0;
-	e->named++;
-	return 0;
-}
-
-static __always_inline void name_files(struct sofdsnoop_event *e)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct name_walk w = {.e = e};
-
-	w.fdt = BPF_CORE_READ(task, files, fdt);
-	w.root = BPF_CORE_READ(task, fs, root);
-	e->named = 0;
-	e->names_size = 0;
-	bpf_loop(SOFDSNOOP_WALK_STEPS, name_step, &w, 0);
-	/* The steps ran out: the descriptor being walked keeps its names so far (FILE_CUT), those
-	 * after it were not looked up. */
-	for (__u32 i = 0; i < SOFDSNOOP_MAX_FDS; i++) {
-		if (i < e->fds_read && (i > e->named || (i == e->named && !w.dentry))) {
-			e->files[i].ino = 0;
-			e->files[i].mode = 0;
-			e->files[i].names = 0;
-			e->files[i].size = 0;
-			e->files[i].flags = SOFDSNOOP_FILE_CUT;
-			e->files[i].reserved = 0;
-		}
-	}
+	e->named = e->fds_read;
 }
 
 /* Reading the control messages, one cmsghdr a step. */
@@ -219,8 +198,8 @@ static long cmsg_step(__u64 i, struct cmsg_walk *w)
 			__u64 at = tpkit_bound(e->fds_read, SOFDSNOOP_MAX_FDS - 1);
 			__u64 bytes = tpkit_bound(take * sizeof(int), SOFDSNOOP_MAX_FDS * sizeof(int));
 
-			if (at * sizeof(int) + bytes > sizeof(e->fds))
-				return 1;
+			/* at + take <= SOFDSNOOP_MAX_FDS: within fds. (A check of that here made 6.12's
+			 * verifier lose e's pointer type.) */
 			if (bpf_probe_read_user((void *)e->fds + at * sizeof(int), bytes,
 						(void *)(w->control + w->off + CMSG_HDR_SIZE))) {
 				e->fault |= SOFDSNOOP_FAULT_CONTROL;
@@ -264,7 +243,9 @@ static __always_inline void message(void *ctx, struct msg_call *c, __u32 id, __s
 		w.e = e;
 		w.control = (__u64)msg.msg_control;
 		w.len = msg.msg_controllen;
-		w.off = 0;
+		/* 0, read back from map memory: a known 0 would stand for every step where Linux 6.1
+		 * checks the callback once. */
+		w.off = e->fds_read;
 		if (w.control && w.len >= CMSG_HDR_SIZE)
 			bpf_loop(SOFDSNOOP_MAX_CMSGS, cmsg_step, &w, 0);
 		if (!e->fd_count && !e->fault && !e->cmsgs_cut && !(e->msg_flags & MSG_CTRUNC))

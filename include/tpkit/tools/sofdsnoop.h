@@ -23,10 +23,10 @@ enum sofdsnoop_call {
 /* sendmmsg/recvmmsg: messages read per call; more: one event with MMSG_CUT. */
 #define SOFDSNOOP_MAX_MMSGS 64
 /* One name of a path with its NUL (NAME_MAX + 1), the room for all the event's names, and the
- * steps up (names and mount crossings) taken for all its descriptors together. */
+ * steps up (names and mount crossings) taken for each descriptor. */
 #define SOFDSNOOP_NAME_MAX 256
 #define SOFDSNOOP_NAME_ROOM 8192
-#define SOFDSNOOP_WALK_STEPS 512
+#define SOFDSNOOP_WALK_STEPS 64
 
 /* What could not be read (the event's fault). */
 #define SOFDSNOOP_FAULT_MSGHDR 1  /* the struct msghdr (mmsghdr) in user memory */
@@ -61,7 +61,7 @@ struct sofdsnoop_event {
 	__u32 fault;      /* SOFDSNOOP_FAULT_*, SOFDSNOOP_MMSG_CUT; with MMSG_CUT, fd_count is the
 			   * count of messages not read */
 	__u32 cmsgs_cut;  /* 1: more control messages than were read */
-	__u32 named;      /* descriptors whose files were looked up (walk state) */
+	__u32 named;      /* descriptors whose files were looked up */
 	__u32 names_size; /* bytes used in strings; only this much of it is sent */
 	__s32 fds[SOFDSNOOP_MAX_FDS];
 	struct sofdsnoop_file files[SOFDSNOOP_MAX_FDS];
