@@ -995,6 +995,7 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"pidpersec", {}, 1, {}},
         {"futexctn", {}, 2, {}},
         {"sofdsnoop", {}, 8, {}},
+        {"readahead", {}, 4, {}},
     };
     for (const auto& t : tools) {
         FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, cfg.fixed_seconds, {}, t.programs};

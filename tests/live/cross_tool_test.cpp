@@ -156,6 +156,7 @@ const std::vector<ToolSpec> specs{
      {"sendmsg_entry", "sendmsg_exit", "recvmsg_entry", "recvmsg_exit", "sendmmsg_entry",
       "sendmmsg_exit", "recvmmsg_entry", "recvmmsg_exit"},
      8, true},
+    {"readahead", Kind::tracer, {}, {"sync_ra", "async_ra", "ra_order", "ra_unbounded"}, 4, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
