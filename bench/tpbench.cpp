@@ -1003,6 +1003,8 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"tcptop", {}, 2, {}},
         {"compactsnoop", {}, 2, {}},
         {"numamove", {}, 2, {}},
+        {"sofdsnoop", {}, 8, {}},
+        {"readahead", {}, 4, {}},
     };
     for (const auto& t : tools) {
         FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, cfg.fixed_seconds, {}, t.programs};

@@ -3,32 +3,34 @@
 # bcc-short-flags.sh BCC_GIT_DIR > src/cli/bcc_short_flags.tsv   (a clone of iovisor/bcc; its HEAD is read)
 # The short flags of libbpf-tools' programs that tpkit also has, read from their argp tables
 # (`struct argp_option opts[]`): tool, letter, long name ("-" for none), argument ("-" for a
-# flag), help. The tools of python_tools, which libbpf-tools lacks, have bcc's Python tool's flags
-# instead, from its argparse calls (tools/NAME.py); other Python tools are bcc's older versions
-# of tools tpkit follows libbpf-tools for, or tpkit's own (tplist). killsnoop is sigsnoop's (an alias in libbpf-tools' Makefile); -V (version) is
-# argp's own, in every program.
+# flag), help. killsnoop is sigsnoop's (an alias in libbpf-tools' Makefile); -V (version) is
+# argp's own, in every program. The tools of python_tools, which libbpf-tools lacks, have bcc's
+# Python tool's flags instead, from its argparse calls (tools/NAME.py; argparse has no -V); other
+# tools of tpkit's whose Python version differs from libbpf-tools' are not listed.
 set -euo pipefail
 bcc=$1
-python_tools=" compactsnoop "
+python_tools="compactsnoop sofdsnoop"
 tools=$(cd "$(dirname "$0")/../tools" && ls *.cpp | sed "s/\.cpp$//")
-git -C "$bcc" log -1 --format='# bcc %H (%cs), libbpf-tools/*.c (compactsnoop: tools/compactsnoop.py)'
+git -C "$bcc" log -1 --format='# bcc %H (%cs), libbpf-tools/*.c (tools/*.py where libbpf-tools lacks the tool)'
 for tool in $tools; do
   source=$tool
   [ "$tool" = killsnoop ] && source=sigsnoop
   if ! git -C "$bcc" cat-file -e "HEAD:libbpf-tools/$source.c" 2>/dev/null; then
-    [[ "$python_tools" == *" $tool "* ]] || continue
+    case " $python_tools " in *" $tool "*) ;; *) continue ;; esac
+    git -C "$bcc" cat-file -e "HEAD:tools/$source.py" 2>/dev/null || continue
     git -C "$bcc" show "HEAD:tools/$source.py" | python3 -c '
 import re, sys
 tool = sys.argv[1]
-for call in re.findall(r"add_argument\((.*?)\)\n", sys.stdin.read(), re.S):
-    names = re.findall(r"\"(-[^\"]*)\"", call.split("help=")[0])
-    short = [n[1] for n in names if len(n) == 2]
+for call in re.findall(r"add_argument\((.*?)\)\s*\n", sys.stdin.read(), re.S):
+    names = re.findall(r"\"(--?[A-Za-z][\w-]*)\"", call.split("help=")[0])
+    short = [n[1:] for n in names if not n.startswith("--") and len(n) == 2]
     long = [n[2:] for n in names if n.startswith("--")]
-    help = re.search(r"help=\"([^\"]*)\"", call)
-    if short and short[0] != "h":
-        flag = "store_true" in call or "store_const" in call
-        arg = "-" if flag else (long[0].upper() if long else "ARG")
-        print("\t".join([tool, short[0], long[0] if long else "-", arg, help.group(1) if help else ""]))
+    help = re.search(r"help=\s*\"([^\"]*)\"", call)
+    if not short or short[0] == "h" or "SUPPRESS" in call:
+        continue
+    flag = re.search(r"action=\"(store_true|store_false|count)\"", call)
+    arg = "-" if flag else (long[0].upper() if long else short[0].upper())
+    print("\t".join([tool, short[0], long[0] if long else "-", arg, help.group(1) if help else ""]))
 ' "$tool"
     continue
   fi

@@ -162,6 +162,11 @@ const std::vector<ToolSpec> specs{
     // A compaction, only for the tools that watch it: it compacts every zone of the machine.
     {"compactsnoop", Kind::tracer, {}, {"compaction_begi", "compaction_end"}, 2, true, false, true, {}, true},
     {"numamove", Kind::tracer, {}, {"migrate_start", "migrate_end"}, 2, false},
+    {"sofdsnoop", Kind::tracer, {},
+     {"sendmsg_entry", "sendmsg_exit", "recvmsg_entry", "recvmsg_exit", "sendmmsg_entry",
+      "sendmmsg_exit", "recvmmsg_entry", "recvmmsg_exit"},
+     8, true},
+    {"readahead", Kind::tracer, {}, {"sync_ra", "async_ra", "ra_order", "ra_unbounded"}, 4, false},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
@@ -252,6 +257,33 @@ void make_some_events()
     if (pipe2(pipe_fds, O_CLOEXEC) != 0)
         throw std::runtime_error("pipe failed");
     fsync(pipe_fds[0]);
+    // The pipe's read end passed over a Unix socket, for sofdsnoop.
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0)
+        throw std::runtime_error("socketpair failed");
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control{};
+    char byte = 'x';
+    struct iovec iov {&byte, 1};
+    struct msghdr msg {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof(control.buf);
+    CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+    CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+    CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &pipe_fds[0], sizeof(int));
+    if (sendmsg(pair[0], &msg, 0) != 1 || recvmsg(pair[1], &msg, MSG_CMSG_CLOEXEC) != 1)
+        throw std::runtime_error("passing a descriptor failed");
+    int passed = -1;
+    if (CMSG_FIRSTHDR(&msg))
+        memcpy(&passed, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+    close(passed);
+    close(pair[0]);
+    close(pair[1]);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     char dir[] = "/tmp/tpk-xtool-XXXXXX";
