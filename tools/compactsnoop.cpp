@@ -78,7 +78,7 @@ tpkit::Columns<Run> columns(bool extended, bool stacks)
         tpkit::json_column<Run>("zone", [](const Run& r) -> tpkit::Value { return tpkit::text_of(r.event.zone); }),
         tpkit::json_column<Run>("zone_index", [](const Run& r) -> tpkit::Value { return r.event.zone_index; }),
         {"ORDER", "order", 5, tpkit::Align::left, [](const Run& r) -> tpkit::Value { return r.event.order; }},
-        {"MODE", "mode", 7, tpkit::Align::left, [](const Run& r) { return mode_value(r.event); }},
+        {"MODE", "compact_mode", 7, tpkit::Align::left, [](const Run& r) { return mode_value(r.event); }},
     };
     if (extended) {
         list.push_back({"MIN", "min_pages", 8, tpkit::Align::left, [](const Run& r) -> tpkit::Value { return r.event.min_pages; }});

@@ -109,7 +109,7 @@ void expect_one_run_per_zone(const Compaction& c)
         EXPECT_EQ(run["node"], zone.node);
         EXPECT_EQ(run["zone"], zone.name);
         EXPECT_EQ(run["order"], -1); // the whole zone
-        EXPECT_EQ(run["mode"], "sync");
+        EXPECT_EQ(run["compact_mode"], "sync");
         EXPECT_EQ(run["status"], c.kernel_statuses[i]);
         // Each run lies inside the write, after the one before.
         const std::int64_t end_ns = run["time_ns"], latency_ns = run["latency_ns"];
