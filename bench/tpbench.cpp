@@ -1001,6 +1001,7 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"futexctn", {}, 2, {}},
         {"slabratetop", {}, 1, {}},
         {"tcptop", {}, 2, {}},
+        {"klockstat", {}, 2, {}},
     };
     for (const auto& t : tools) {
         FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, cfg.fixed_seconds, {}, t.programs};

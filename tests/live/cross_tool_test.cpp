@@ -157,6 +157,9 @@ const std::vector<ToolSpec> specs{
      false, true, R"(wakeuptime: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
     {"slabratetop", Kind::tracer, {}, {"cache_alloc"}, 1, false},
     {"tcptop", Kind::tracer, {}, {"sock_sent", "sock_received"}, 2, false},
+    // Caller stacks of the test's own lock contention.
+    {"klockstat", Kind::tracer, {"-p", "{test_pid}"}, {"wait_begin", "wait_end"}, 2, false, false,
+     true, R"(klockstat: [0-9]+ stacks could not be recorded \(raise --stack-storage-size\))"},
 };
 
 const ToolSpec* spec_of(const std::string& tool)
