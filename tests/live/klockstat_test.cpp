@@ -13,6 +13,12 @@
 #include "tool_run.hpp"
 #include "trace_instance.hpp"
 
+#include "klockstat.skel.h"
+#include <tpkit/tools/klockstat.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -216,6 +222,69 @@ TEST(KlockstatExact, ContentionsPerLockAreTheKernelTraces)
     for (const auto& [type, n] : types)
         std::cout << " " << type << " " << n;
     std::cout << "\n";
+}
+
+// The pairing itself, with contentions the kernel seldom makes on demand: the programs run by
+// BPF_PROG_TEST_RUN in this thread, each with the arguments the tracepoint would give.
+namespace klocks {
+
+constexpr std::uint64_t mutex_lock = 0xffff888000001000, wait_lock = 0xffff888000001008,
+                        irq_lock = 0xffff888000002000;
+
+void run(bpf_program* prog, std::uint64_t lock, std::uint64_t arg)
+{
+    std::uint64_t args[2] = {lock, arg};
+    LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+    ASSERT_EQ(bpf_prog_test_run_opts(bpf_program__fd(prog), &opts), 0) << strerror(errno);
+}
+
+} // namespace klocks
+
+TEST(KlockstatExact, NestedContentionsArePairedPerThread)
+{
+    TPKIT_REQUIRE_LIVE();
+    klockstat_bpf* skel = klockstat_bpf__open();
+    ASSERT_NE(skel, nullptr);
+    skel->rodata->by_lock = true;
+    // The halves are sized by user space (one key each as declared).
+    ASSERT_EQ(bpf_map__set_max_entries(skel->maps.waits_a, 64), 0);
+    ASSERT_EQ(bpf_map__set_max_entries(skel->maps.waits_b, 64), 0);
+    ASSERT_EQ(klockstat_bpf__load(skel), 0);
+    auto* begin = skel->progs.wait_begin;
+    auto* end = skel->progs.wait_end;
+    // A mutex's wait: it spins, its wait_lock is contended (twice), an interrupt contends for
+    // a spinlock, it sleeps (a second begin of the mutex), and it ends once.
+    klocks::run(begin, klocks::mutex_lock, KLOCKSTAT_F_MUTEX | KLOCKSTAT_F_SPIN);
+    klocks::run(begin, klocks::wait_lock, KLOCKSTAT_F_SPIN);
+    klocks::run(end, klocks::wait_lock, 0);
+    klocks::run(begin, klocks::wait_lock, KLOCKSTAT_F_SPIN);
+    klocks::run(begin, klocks::irq_lock, KLOCKSTAT_F_SPIN);
+    klocks::run(end, klocks::irq_lock, 0);
+    klocks::run(end, klocks::wait_lock, 0);
+    klocks::run(begin, klocks::mutex_lock, KLOCKSTAT_F_MUTEX);
+    klocks::run(end, klocks::mutex_lock, 0);
+    // An end whose begin was not seen (before the tool attached) counts nothing.
+    klocks::run(end, klocks::irq_lock, 0);
+
+    std::map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>> counted; // flags, count
+    const int fd = bpf_map__fd(skel->maps.waits_a);
+    klockstat_key key{}, next{};
+    for (void* prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+        key = next;
+        klockstat_value value{};
+        ASSERT_EQ(bpf_map_lookup_elem(fd, &key, &value), 0);
+        counted[key.lock].first |= key.flags;
+        counted[key.lock].second += value.count;
+    }
+    using Counted = std::map<std::uint64_t, std::pair<std::uint32_t, std::uint64_t>>;
+    EXPECT_EQ(counted, (Counted{{klocks::mutex_lock, {KLOCKSTAT_F_MUTEX | KLOCKSTAT_F_SPIN, 1}},
+                                {klocks::wait_lock, {KLOCKSTAT_F_SPIN, 2}},
+                                {klocks::irq_lock, {KLOCKSTAT_F_SPIN, 1}}}));
+    // Nothing pending is left for this thread.
+    const std::uint32_t tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+    klockstat_value ignored;
+    EXPECT_NE(bpf_map_lookup_elem(bpf_map__fd(skel->maps.pending), &tid, &ignored), 0);
+    klockstat_bpf__destroy(skel);
 }
 
 TEST(KlockstatLive, BadOptionsAreUsageErrors)
