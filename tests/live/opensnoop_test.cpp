@@ -125,7 +125,7 @@ std::vector<nlohmann::json> events_of(const ToolRun& tool)
     return events;
 }
 
-struct Expected {
+struct ExpectedOpen {
     std::string call;
     int fd, err;
     unsigned flags;
@@ -159,7 +159,7 @@ TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
         EXPECT_EQ(tool->lines().back(), "{\"type\":\"lost\",\"lost_events\":0}");
     }
 
-    const std::vector<Expected> expected{
+    const std::vector<ExpectedOpen> expected{
         {"openat", fds[0], 0, O_RDONLY | O_CLOEXEC, nullptr, paths.existing},
         {"open", -1, ENOENT, O_RDONLY, nullptr, paths.missing},
         {"openat2", fds[2], 0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, nullptr, paths.existing},
@@ -167,14 +167,14 @@ TEST(OpensnoopExact, EachOpenOnceWithItsResultFlagsAndMode)
         {"openat", -1, ENAMETOOLONG, O_RDONLY, nullptr, too_long.substr(0, path_bytes_kept), 1},
     };
     const auto expected_failed = static_cast<std::size_t>(
-        std::count_if(expected.begin(), expected.end(), [](const Expected& x) { return x.err; }));
+        std::count_if(expected.begin(), expected.end(), [](const ExpectedOpen& x) { return x.err; }));
     // Only that process was traced: the whole output is known.
     auto all_events = events_of(all), failed_events = events_of(failed);
     ASSERT_EQ(all_events.size(), expected.size());
     ASSERT_EQ(failed_events.size(), expected_failed);
     std::size_t next_failed = 0;
     for (std::size_t i = 0; i < expected.size(); i++) {
-        const Expected& x = expected[i];
+        const ExpectedOpen& x = expected[i];
         std::vector<nlohmann::json> seen{all_events[i]};
         if (x.err)
             seen.push_back(failed_events[next_failed++]);
