@@ -169,7 +169,7 @@ private:
         if (options.json) {
             for (const auto& [line, w] : sorted) {
                 JsonObject o;
-                o.add("type", "lock").add("time_ns", time_ns);
+                o.add("type", "count").add("time_ns", time_ns);
                 if (options_.per_thread)
                     o.add("pid", line->pid).add("tid", line->tid).add("comm", w->comm);
                 else

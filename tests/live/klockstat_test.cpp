@@ -196,7 +196,7 @@ TEST(KlockstatExact, ContentionsPerLockAreTheKernelTraces)
     std::uint64_t total = 0;
     for (const auto& line : tool.lines()) {
         auto o = tpkit::live::parse_flat_json(line);
-        if (o["type"] != "lock")
+        if (o["type"] != "count")
             continue;
         counted[o["lock"]] += std::stoull(o["count"]);
         total += std::stoull(o["count"]);
