@@ -67,8 +67,9 @@ int wait_begin(struct bpf_raw_tracepoint_args *ctx)
 	if (!p)
 		return 0;
 	d = p->depth;
-	if (d > 0 && d <= KLOCKSTAT_NESTING && p->lock[d - 1] == lock) {
-		p->flags[d - 1] |= flags;
+	/* The mask keeps the index in bounds for verifiers that do not learn d > 0 (6.1). */
+	if (d > 0 && d <= KLOCKSTAT_NESTING && p->lock[(d - 1) & (KLOCKSTAT_NESTING - 1)] == lock) {
+		p->flags[(d - 1) & (KLOCKSTAT_NESTING - 1)] |= flags;
 		return 0;
 	}
 	if (d >= KLOCKSTAT_NESTING) {
@@ -101,7 +102,7 @@ int wait_end(struct bpf_raw_tracepoint_args *ctx)
 	if (d > KLOCKSTAT_NESTING)
 		return 0;
 	for (i = 0; i < KLOCKSTAT_NESTING; i++) {
-		if (i < d && p->lock[d - 1 - i] == lock) {
+		if (i < d && p->lock[(d - 1 - i) & (KLOCKSTAT_NESTING - 1)] == lock) {
 			at = d - 1 - i;
 			break;
 		}
