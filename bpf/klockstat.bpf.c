@@ -67,10 +67,17 @@ int wait_begin(struct bpf_raw_tracepoint_args *ctx)
 	if (!p)
 		return 0;
 	d = p->depth;
-	/* The mask keeps the index in bounds for verifiers that do not learn d > 0 (6.1). */
-	if (d > 0 && d <= KLOCKSTAT_NESTING && p->lock[(d - 1) & (KLOCKSTAT_NESTING - 1)] == lock) {
-		p->flags[(d - 1) & (KLOCKSTAT_NESTING - 1)] |= flags;
-		return 0;
+	if (d > 0 && d <= KLOCKSTAT_NESTING) {
+		/* Masked, and hidden from the compiler so that it keeps the mask: 6.1's verifier
+		 * does not learn d > 0 from the test above. */
+		__u32 top = d - 1;
+
+		asm volatile("" : "+r"(top));
+		top &= KLOCKSTAT_NESTING - 1;
+		if (p->lock[top] == lock) {
+			p->flags[top] |= flags;
+			return 0;
+		}
 	}
 	if (d >= KLOCKSTAT_NESTING) {
 		tpkit_count(&tpkit_missed);
@@ -101,9 +108,12 @@ int wait_end(struct bpf_raw_tracepoint_args *ctx)
 	d = p->depth;
 	if (d > KLOCKSTAT_NESTING)
 		return 0;
+	/* From the innermost; each index a constant once unrolled. */
 	for (i = 0; i < KLOCKSTAT_NESTING; i++) {
-		if (i < d && p->lock[(d - 1 - i) & (KLOCKSTAT_NESTING - 1)] == lock) {
-			at = d - 1 - i;
+		__u32 j = KLOCKSTAT_NESTING - 1 - i;
+
+		if (j < d && p->lock[j] == lock) {
+			at = j;
 			break;
 		}
 	}

@@ -13,7 +13,7 @@
 #define KLOCKSTAT_MAX_STACK_DEPTH 127
 /* Contentions a thread may be inside at once: a spinlock contended while waiting for a mutex or
  * rwsem (its wait_lock), and one in an interrupt on top of that. Deeper ones are not counted. */
-#define KLOCKSTAT_NESTING 4 /* a power of 2: BPF masks indexes with it */
+#define KLOCKSTAT_NESTING 4 /* a power of 2: BPF masks an index with it */
 /* No stack taken (-P). Other negative IDs are bpf_get_stackid()'s -errno. */
 #define KLOCKSTAT_NO_STACK (-1)
 
