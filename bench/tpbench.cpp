@@ -1005,6 +1005,7 @@ std::vector<FixedContender> fixed_contenders(const Config& cfg, const Programs& 
         {"numamove", {}, 2, {}},
         {"sofdsnoop", {}, 8, {}},
         {"readahead", {}, 4, {}},
+        {"klockstat", {}, 2, {}},
     };
     for (const auto& t : tools) {
         FixedContender c{t.name, t.name, "tpkit", {tool(t.name)}, cfg.fixed_seconds, {}, t.programs};
