@@ -63,11 +63,9 @@ public:
                 row.counts = {entry.counters[0], entry.counters[1], entry.counters[2]};
             rows.push_back(row);
         }
-        std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+        keep_top_rows(rows, [&](const Row& a, const Row& b) {
             return sort_value(options_, a.counts) > sort_value(options_, b.counts);
-        });
-        if (rows.size() > options_.rows)
-            rows.resize(options_.rows);
+        }, options_.rows);
 
         Reading reading;
         reading.counter_labels = {"pid", "comm", "d", "maj", "min", "disk"};

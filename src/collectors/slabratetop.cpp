@@ -59,10 +59,8 @@ public:
                 row.counts = {entry.counters[0], entry.counters[1]};
             rows.push_back(row);
         }
-        std::stable_sort(rows.begin(), rows.end(),
-                         [&](const Row& a, const Row& b) { return before(options_, a, b); });
-        if (rows.size() > options_.rows)
-            rows.resize(options_.rows);
+        keep_top_rows(rows, [&](const Row& a, const Row& b) { return before(options_, a, b); },
+                      options_.rows);
 
         Reading reading;
         reading.counter_labels = {"cache"};

@@ -135,10 +135,8 @@ private:
                 row.counts = {entry.counters[0], entry.counters[1]};
             rows.push_back(row);
         }
-        std::stable_sort(rows.begin(), rows.end(),
-                         [&](const Row& a, const Row& b) { return before(options_, a, b); });
-        if (rows.size() > options_.rows)
-            rows.resize(options_.rows);
+        keep_top_rows(rows, [&](const Row& a, const Row& b) { return before(options_, a, b); },
+                      options_.rows);
         return rows;
     }
 

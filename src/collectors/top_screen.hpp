@@ -9,9 +9,12 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace tpkit {
 
@@ -37,5 +40,15 @@ public:
 private:
     bool clear_;
 };
+
+// A top table's rows: in `first` order (ties keep the map's order), at most `most` of them
+// (bcc's -r).
+template <class Row, class First>
+void keep_top_rows(std::vector<Row>& rows, First first, std::size_t most)
+{
+    std::stable_sort(rows.begin(), rows.end(), first);
+    if (rows.size() > most)
+        rows.resize(most);
+}
 
 } // namespace tpkit
